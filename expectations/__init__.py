@@ -1,0 +1,1 @@
+"""Great Expectations suites, one per published table."""

@@ -1,0 +1,1 @@
+"""Pure transforms of the Go pattern warehouse: no Prefect, no global state."""
