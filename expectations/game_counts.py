@@ -1,0 +1,102 @@
+"""Expectation suite of the `game_counts` table: exact counts, DESIGN's numbers and counting bounds."""
+
+from __future__ import annotations
+
+import math
+
+import duckdb
+
+from expectations.runner import (
+    Invariant,
+    SuiteResult,
+    combine,
+    gx,
+    run_invariants,
+    run_suite,
+    schema_invariant,
+    sql_invariant,
+    table_columns,
+)
+
+TABLE = "game_counts"
+SCHEMA = {
+    "board_size": "INTEGER",
+    "moves": "INTEGER",
+    "sequences": "VARCHAR",
+    "positions": "VARCHAR",
+    "sequences_approx": "DOUBLE",
+    "positions_approx": "DOUBLE",
+}
+# DESIGN §5 (seed 001): 19x19, N = 1, 2, 3 -> (sequences, positions) up to the 8 symmetries.
+KNOWN = {(19, 1): (55, 55), (19, 2): (16_416, 16_416), (19, 3): (5_834_862, 2_919_078)}
+SYMMETRIES = 8
+SAMPLES = 3
+
+CHECKS = {
+    "game_counts_moves_run_from_1": """
+        SELECT board_size, count(*), min(moves), max(moves) FROM game_counts GROUP BY board_size
+        HAVING min(moves) <> 1 OR max(moves) <> count(*) OR count(DISTINCT moves) <> count(*)""",
+    "game_counts_exact_counts_are_decimal_integers": """
+        SELECT board_size, moves FROM game_counts
+        WHERE NOT regexp_full_match(sequences, '0|[1-9][0-9]*') OR NOT regexp_full_match(positions, '0|[1-9][0-9]*')""",
+}
+
+
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+    """Validate table game_counts in `con`; `manifest` is not used.
+
+    Exact integers are checked in Python: DESIGN's numbers for 19x19 and N <= 3; every count lies
+    between the number of labelled games / 8 (an orbit has at most 8 members) and that number;
+    positions never exceed sequences; the float columns round the exact values.
+    """
+    columns = table_columns(con, TABLE)
+    schema = schema_invariant(TABLE, columns, SCHEMA)
+    if any(name not in columns for name in SCHEMA):
+        return run_invariants(TABLE, [schema])
+    invariants = [schema, *(sql_invariant(con, name, query) for name, query in CHECKS.items())]
+    rows = con.execute(
+        "SELECT board_size, moves, sequences, positions, sequences_approx, positions_approx FROM game_counts "
+        "WHERE regexp_full_match(sequences, '[0-9]+') AND regexp_full_match(positions, '[0-9]+')"
+    ).fetchall()
+    invariants += _exact_invariants(rows)
+    frame = con.sql("SELECT board_size, moves, sequences_approx, positions_approx FROM game_counts").df()
+    return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations())])
+
+
+def _expectations() -> list[gx.expectations.Expectation]:
+    e = gx.expectations
+    return [
+        *(e.ExpectColumnValuesToNotBeNull(column=c) for c in ("board_size", "moves", "sequences_approx")),
+        e.ExpectCompoundColumnsToBeUnique(column_list=["board_size", "moves"]),
+        e.ExpectColumnValuesToBeBetween(column="board_size", min_value=2, max_value=25),
+        e.ExpectColumnValuesToBeBetween(column="moves", min_value=1),
+        e.ExpectColumnValuesToBeBetween(column="sequences_approx", min_value=0),
+        e.ExpectColumnValuesToBeBetween(column="positions_approx", min_value=0),
+    ]
+
+
+def _exact_invariants(rows: list[tuple]) -> list[Invariant]:
+    known, bounds, order, approx = [], [], [], []
+    for size, moves, sequences_text, positions_text, sequences_approx, positions_approx in rows:
+        sequences, positions = int(sequences_text), int(positions_text)
+        label = f"{size}x{size} N={moves}: {sequences}, {positions}"
+        if (size, moves) in KNOWN and KNOWN[(size, moves)] != (sequences, positions):
+            known.append(f"{label}, expected {KNOWN[(size, moves)]}")
+        points = size * size
+        labelled_sequences = math.perm(points, moves)
+        black, white = (moves + 1) // 2, moves // 2
+        labelled_positions = math.comb(points, black) * math.comb(points - black, white) if moves <= points else 0
+        for count, labelled in ((sequences, labelled_sequences), (positions, labelled_positions)):
+            if not (labelled <= SYMMETRIES * count and count <= labelled):
+                bounds.append(label)
+        if positions > sequences:
+            order.append(label)
+        for exact, rounded in ((sequences, sequences_approx), (positions, positions_approx)):
+            if not math.isclose(float(exact), rounded, rel_tol=1e-12):
+                approx.append(label)
+    return [
+        Invariant("game_counts_match_design_numbers", len(known), "; ".join(known[:SAMPLES])),
+        Invariant("game_counts_within_labelled_counts_and_an_eighth", len(bounds), "; ".join(bounds[:SAMPLES])),
+        Invariant("game_counts_positions_not_above_sequences", len(order), "; ".join(order[:SAMPLES])),
+        Invariant("game_counts_approx_equals_exact", len(approx), "; ".join(approx[:SAMPLES])),
+    ]

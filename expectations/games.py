@@ -1,0 +1,128 @@
+"""Expectation suite of the `games` table: identity, header-derived columns and the ingest equation."""
+
+from __future__ import annotations
+
+import duckdb
+
+from expectations.runner import (
+    Invariant,
+    SuiteResult,
+    combine,
+    gx,
+    manifest_fact,
+    run_invariants,
+    run_suite,
+    schema_invariant,
+    sql_invariant,
+    table_columns,
+)
+
+TABLE = "games"
+SCHEMA = {
+    "game_id": "VARCHAR",
+    "source": "VARCHAR",
+    "source_sha256": "VARCHAR",
+    "member": "VARCHAR",
+    "tree_index": "INTEGER",
+    **{header: "VARCHAR" for header in ("pb", "pw", "br", "wr", "dt", "ev", "re", "km", "ha", "ru")},
+    "year": "INTEGER",
+    "winner": "VARCHAR",
+    "komi": "DOUBLE",
+    "handicap": "INTEGER",
+    "board_size": "INTEGER",
+    "move_count": "INTEGER",
+    "setup_stones": "INTEGER",
+    "encoding": "VARCHAR",
+    "flags": "VARCHAR[]",
+    "sequence_sha1": "VARCHAR",
+}
+COLUMNS = (
+    "game_id",
+    "source",
+    "source_sha256",
+    "member",
+    "tree_index",
+    "year",
+    "winner",
+    "handicap",
+    "board_size",
+    "move_count",
+    "setup_stones",
+    "sequence_sha1",
+)
+MIN_COMPARED_MOVES = 20
+
+
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+    """Validate table games in `con` (tables are named games, moves, rejects, pattern_stats in the
+    connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
+    """
+    ingest = {
+        name: manifest_fact(manifest, "ingest", name)
+        for name in ("files_in", "files_ingested", "files_rejected", "games", "duplicates")
+    }
+    columns = table_columns(con, TABLE)
+    schema = schema_invariant(TABLE, columns, SCHEMA)
+    if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
+        return run_invariants(TABLE, [schema])
+    frame = con.sql(f"SELECT {', '.join(COLUMNS)} FROM {TABLE}").df()
+    invariants = run_invariants(TABLE, [schema, *_invariants(con, ingest)])
+    return combine(TABLE, [invariants, run_suite(TABLE, frame, _expectations(ingest))])
+
+
+def _expectations(ingest: dict[str, int]) -> list[gx.expectations.Expectation]:
+    """Column-level GX expectations on the pandas frame of COLUMNS."""
+    e = gx.expectations
+    not_null = [column for column in COLUMNS if column not in ("year", "winner")]
+    return [
+        e.ExpectTableRowCountToEqual(value=ingest["games"], meta={"check": "games_rows_equal_manifest_games"}),
+        *(e.ExpectColumnValuesToNotBeNull(column=column) for column in not_null),
+        e.ExpectColumnValuesToBeUnique(column="game_id"),
+        e.ExpectColumnValuesToMatchRegex(column="game_id", regex=r"^[0-9a-f]{12}:"),
+        e.ExpectColumnValuesToMatchRegex(column="source_sha256", regex=r"^[0-9a-f]{64}$"),
+        e.ExpectColumnValuesToMatchRegex(column="sequence_sha1", regex=r"^[0-9a-f]{40}$"),
+        e.ExpectColumnValuesToBeBetween(column="tree_index", min_value=0),
+        e.ExpectColumnValuesToBeBetween(column="board_size", min_value=2, max_value=25),
+        e.ExpectColumnValuesToBeBetween(column="move_count", min_value=0),
+        e.ExpectColumnValuesToBeBetween(column="setup_stones", min_value=0),
+        e.ExpectColumnValuesToBeBetween(column="handicap", min_value=0),
+        e.ExpectColumnValuesToBeInSet(column="winner", value_set=["B", "W", "D"]),
+        e.ExpectColumnValuesToBeBetween(column="year", min_value=1000, max_value=2999),
+    ]
+
+
+def _invariants(con: duckdb.DuckDBPyConnection, ingest: dict[str, int]) -> list[Invariant]:
+    """Row and table invariants computed in DuckDB, plus the manifest's ingest arithmetic."""
+    files_in, ingested, rejected = ingest["files_in"], ingest["files_ingested"], ingest["files_rejected"]
+    counts = ", ".join(f"{name}={value}" for name, value in ingest.items())
+    return [
+        Invariant("ingest_files_in_equals_ingested_plus_rejected", abs(files_in - ingested - rejected), counts),
+        Invariant("ingest_counts_not_negative", sum(value < 0 for value in ingest.values()), counts),
+        Invariant(
+            "ingest_every_ingested_file_gave_a_game",
+            max(0, ingested - ingest["games"] - ingest["duplicates"]),
+            f"games + duplicates < files_ingested: {counts}",
+        ),
+        sql_invariant(
+            con,
+            "game_id_is_sha256_prefix_member_tree",
+            f"""SELECT game_id FROM {TABLE}
+                WHERE game_id IS DISTINCT FROM left(source_sha256, 12) || ':' || member
+                      || CASE WHEN tree_index > 0 THEN '#' || tree_index ELSE '' END""",
+        ),
+        sql_invariant(
+            con,
+            "game_members_within_files_ingested",
+            f"""SELECT count(DISTINCT (source_sha256, member)) AS members FROM {TABLE}
+                HAVING count(DISTINCT (source_sha256, member)) > {ingested}""",
+            evidence=f"files_ingested={ingested}",
+        ),
+        sql_invariant(
+            con,
+            "sequence_sha1_unique_with_20_moves",
+            f"""SELECT sequence_sha1, game_id FROM (
+                    SELECT sequence_sha1, game_id, count(*) OVER (PARTITION BY sequence_sha1) AS copies
+                    FROM {TABLE} WHERE move_count >= {MIN_COMPARED_MOVES}
+                ) WHERE copies > 1""",
+        ),
+    ]

@@ -1,0 +1,63 @@
+"""Expectation suite of the `rejects` table: reason codes, messages and the rejected-files count."""
+
+from __future__ import annotations
+
+import duckdb
+
+from expectations.runner import (
+    SuiteResult,
+    combine,
+    gx,
+    manifest_fact,
+    run_invariants,
+    run_suite,
+    schema_invariant,
+    sql_invariant,
+    table_columns,
+)
+
+TABLE = "rejects"
+SCHEMA = {
+    "source": "VARCHAR",
+    "source_sha256": "VARCHAR",
+    "member": "VARCHAR",
+    "reason": "VARCHAR",
+    "message": "VARCHAR",
+}
+SNAKE_CASE = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
+
+
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+    """Validate table rejects in `con` (tables are named games, moves, rejects, pattern_stats in the
+    connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
+
+    One row per rejected file, archive member or whole source, so the row count equals the
+    manifest's ``files_rejected`` (a whole-source reject is one row and counts as one file).
+    """
+    files_rejected = manifest_fact(manifest, "ingest", "files_rejected")
+    columns = table_columns(con, TABLE)
+    schema = schema_invariant(TABLE, columns, SCHEMA)
+    if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
+        return run_invariants(TABLE, [schema])
+    invariants = run_invariants(
+        TABLE,
+        [
+            schema,
+            sql_invariant(
+                con,
+                "unfetched_source_is_whole_source_reject",
+                f"""SELECT source, member, reason FROM {TABLE}
+                    WHERE source_sha256 IS NULL AND member IS DISTINCT FROM ''""",
+                evidence="source_sha256 is NULL only for a whole source (member '')",
+            ),
+        ],
+    )
+    e = gx.expectations
+    frame = con.sql(f"SELECT {', '.join(SCHEMA)} FROM {TABLE}").df()
+    expectations = [
+        e.ExpectTableRowCountToEqual(value=files_rejected, meta={"check": "rejects_rows_equal_files_rejected"}),
+        *(e.ExpectColumnValuesToNotBeNull(column=column) for column in ("source", "member", "reason", "message")),
+        e.ExpectColumnValuesToMatchRegex(column="reason", regex=SNAKE_CASE),
+        e.ExpectColumnValuesToMatchRegex(column="source_sha256", regex=r"^[0-9a-f]{64}$"),
+    ]
+    return combine(TABLE, [invariants, run_suite(TABLE, frame, expectations)])

@@ -1,0 +1,239 @@
+"""Running a Great Expectations suite on a pandas frame and reporting the results."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from numbers import Integral
+
+import duckdb
+import pandas as pd
+
+with warnings.catch_warnings():
+    # great_expectations 1.24.1 imports the stdlib modules sre_constants and sre_parse, which
+    # Python 3.11 deprecates at import time; nothing else is silenced.
+    warnings.filterwarnings(
+        "ignore", message=r"module 'sre_(constants|parse)' is deprecated", category=DeprecationWarning
+    )
+    import great_expectations as gx
+    from great_expectations.core import ExpectationValidationResult
+    from great_expectations.data_context.types.base import (
+        DataContextConfig,
+        InMemoryStoreBackendDefaults,
+        ProgressBarsConfig,
+    )
+
+ORDER = "suite_order"
+DETAILS_CHARS = 300
+SAMPLE_VALUES = 5
+
+
+@dataclass(frozen=True)
+class ExpectationOutcome:
+    """One evaluated expectation: its readable name, whether it held, and short evidence."""
+
+    expectation: str
+    success: bool
+    details: str
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    """The outcomes of one table's suite; `success` is true only if every outcome succeeded."""
+
+    table: str
+    success: bool
+    outcomes: tuple[ExpectationOutcome, ...]
+
+    def failures(self) -> tuple[ExpectationOutcome, ...]:
+        """The outcomes that did not hold, in suite order."""
+        return tuple(outcome for outcome in self.outcomes if not outcome.success)
+
+    def to_dict(self) -> dict:
+        """A JSON-able summary for the release manifest."""
+        return {
+            "table": self.table,
+            "success": self.success,
+            "evaluated": len(self.outcomes),
+            "failed": len(self.failures()),
+            "outcomes": [asdict(outcome) for outcome in self.outcomes],
+        }
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """A named invariant computed outside GX: `violations` must be 0; `evidence` explains a failure."""
+
+    name: str
+    violations: int
+    evidence: str = ""
+
+
+def run_suite(table: str, frame: pd.DataFrame, expectations: Sequence[gx.expectations.Expectation]) -> SuiteResult:
+    """Validate `frame` with `expectations` in a throw-away in-memory GX context.
+
+    Outcomes keep the order of `expectations`. An expectation with ``meta={"check": name}`` is
+    reported under that name, otherwise as ``type(column)``. Nothing is written to disk and no
+    network is used.
+    """
+    context = gx.get_context(mode="ephemeral", project_config=_context_config())
+    batch = (
+        context.data_sources.add_pandas(name="frames")
+        .add_dataframe_asset(name=table)
+        .add_batch_definition_whole_dataframe(name="whole")
+        .get_batch(batch_parameters={"dataframe": frame})
+    )
+    ordered = [
+        expectation.copy(update={"meta": {**(expectation.meta or {}), ORDER: index}})
+        for index, expectation in enumerate(expectations)
+    ]
+    validation = batch.validate(gx.ExpectationSuite(name=table, expectations=ordered), result_format="SUMMARY")
+    results = sorted(validation.results, key=lambda result: result.expectation_config.meta[ORDER])
+    outcomes = tuple(_outcome(result) for result in results)
+    return SuiteResult(table=table, success=all(o.success for o in outcomes), outcomes=outcomes)
+
+
+def run_invariants(table: str, invariants: Sequence[Invariant]) -> SuiteResult:
+    """Let GX assert that every invariant has 0 violations; each is reported under its own name.
+
+    The invariants become a one-row frame with one column per invariant (its violation count),
+    checked with ``expect_column_max_to_be_between(min 0, max 0)``.
+    """
+    names = [invariant.name for invariant in invariants]
+    if len(set(names)) != len(names):
+        raise ValueError(f"duplicate invariant names in {table}")
+    frame = pd.DataFrame({invariant.name: [int(invariant.violations)] for invariant in invariants})
+    expectations = [
+        gx.expectations.ExpectColumnMaxToBeBetween(
+            column=invariant.name,
+            min_value=0,
+            max_value=0,
+            meta={"check": invariant.name, "invariant": True, "evidence": invariant.evidence},
+        )
+        for invariant in invariants
+    ]
+    return run_suite(table, frame, expectations)
+
+
+def combine(table: str, results: Sequence[SuiteResult]) -> SuiteResult:
+    """One result holding the outcomes of several partial results of the same table, in order."""
+    outcomes = tuple(outcome for result in results for outcome in result.outcomes)
+    return SuiteResult(table=table, success=all(o.success for o in outcomes), outcomes=outcomes)
+
+
+def sql_invariant(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    violating_rows: str,
+    *,
+    evidence: str = "",
+    params: Mapping[str, object] | None = None,
+) -> Invariant:
+    """The invariant "query `violating_rows` returns no row": violations = its row count.
+
+    `params` fills ``$name`` placeholders. On failure the evidence holds `evidence` and the first
+    rows returned (order as the query gives).
+    """
+    query = f"SELECT *, count(*) OVER () AS violations__ FROM ({violating_rows}) LIMIT 3"
+    rows = con.sql(query, params=dict(params) if params else None).fetchall()
+    count = rows[0][-1] if rows else 0
+    sample = "e.g. " + "; ".join(_format_row(row[:-1]) for row in rows) if rows else ""
+    return Invariant(name=name, violations=int(count), evidence="; ".join(part for part in (evidence, sample) if part))
+
+
+def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
+    """Column name -> DuckDB type of `table` in the connection's default schema, in column order."""
+    found = con.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_name = ? AND table_schema = current_schema() AND table_catalog = current_database() "
+        "ORDER BY ordinal_position",
+        [table],
+    ).fetchall()
+    if not found:
+        raise ValueError(f"table {table} not found")
+    return dict(found)
+
+
+def schema_invariant(table: str, columns: Mapping[str, str], contract: Mapping[str, str]) -> Invariant:
+    """The invariant "`columns` (name -> DuckDB type) are exactly those of the schema contract"."""
+    problems = [f"missing {name}" for name in contract if name not in columns]
+    problems += [f"unexpected {name}" for name in columns if name not in contract]
+    problems += [
+        f"{name} is {columns[name]}, not {kind}"
+        for name, kind in contract.items()
+        if name in columns and columns[name] != kind
+    ]
+    return Invariant(name=f"{table}_schema_matches_contract", violations=len(problems), evidence=", ".join(problems))
+
+
+def manifest_fact(manifest: Mapping, *path: str) -> int:
+    """An integer fact of the manifest, e.g. ``manifest_fact(m, "ingest", "games")``."""
+    value: object = manifest
+    for part in path:
+        if not isinstance(value, Mapping) or part not in value:
+            raise ValueError(f"manifest lacks {'.'.join(path)}")
+        value = value[part]
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ValueError(f"manifest {'.'.join(path)} is not an integer")
+    return int(value)
+
+
+def _context_config() -> DataContextConfig:
+    """In-memory stores, no data docs, no analytics, no progress bars."""
+    return DataContextConfig(
+        store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
+        analytics_enabled=False,
+        progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False),
+    )
+
+
+def _outcome(result: ExpectationValidationResult) -> ExpectationOutcome:
+    """Readable name and short details of one GX validation result."""
+    config = result.expectation_config
+    meta = config.meta or {}
+    name = meta.get("check") or f"{config.type}({_arguments(config.kwargs)})"
+    details = _details(result, meta)
+    return ExpectationOutcome(expectation=name, success=bool(result.success), details=details[:DETAILS_CHARS])
+
+
+def _arguments(kwargs: Mapping) -> str:
+    """The domain of an expectation: its column(s), else its value arguments."""
+    for key in ("column", "column_list"):
+        if key in kwargs:
+            value = kwargs[key]
+            return ", ".join(value) if isinstance(value, list) else str(value)
+    if "column_A" in kwargs:
+        return f"{kwargs['column_A']}, {kwargs['column_B']}"
+    return ", ".join(f"{key}={value}" for key, value in kwargs.items() if key != "batch_id")
+
+
+def _details(result: ExpectationValidationResult, meta: Mapping) -> str:
+    """Observed value, unexpected count and sample, or the exception GX caught."""
+    info = result.exception_info or {}
+    messages = [info.get("exception_message")] + [
+        value.get("exception_message") for value in info.values() if isinstance(value, Mapping)
+    ]
+    errors = sorted({message for message in messages if message})
+    if errors:
+        return "error: " + "; ".join(errors)
+    found = result.result or {}
+    if meta.get("invariant"):
+        text = f"violations={found.get('observed_value')}"
+        return f"{text}: {meta['evidence']}" if meta.get("evidence") and not result.success else text
+    if "observed_value" in found:
+        expected = result.expectation_config.kwargs.get("value")
+        suffix = "" if expected is None else f", expected {expected}"
+        return f"observed {found['observed_value']}{suffix}"
+    if "unexpected_count" in found:
+        text = f"{found['unexpected_count']} unexpected of {found.get('element_count')}"
+        sample = found.get("partial_unexpected_list") or []
+        if sample:
+            text += "; e.g. " + ", ".join(str(value) for value in sample[:SAMPLE_VALUES])
+        return text
+    return "ok" if result.success else "failed"
+
+
+def _format_row(row: tuple) -> str:
+    """A short printable form of one SQL result row."""
+    return ", ".join("NULL" if value is None else str(value) for value in row)

@@ -1,0 +1,357 @@
+"""The build flow: fetch sources, ingest, extract patterns, aggregate in SQL, validate, publish."""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import shutil
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from importlib import import_module
+from importlib.resources import files
+from itertools import islice
+from pathlib import Path
+from typing import TypeVar
+
+import duckdb
+import polars as pl
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from flows.fetch import Fetched, fetch
+from flows.release import (
+    Layout,
+    build_lock,
+    code_version,
+    content_hash,
+    created_now,
+    current_version,
+    next_version,
+    publish,
+    read_manifest,
+)
+from transforms.analytics import (
+    DEFAULT_MIN_OCCURRENCE,
+    build_dont_care_templates,
+    build_fuseki,
+    build_game_counts,
+    build_opening_tree,
+)
+from transforms.archives import Limits, MemberReject, iter_members
+from transforms.games import GAMES_SCHEMA, MOVES_SCHEMA, REJECTS_SCHEMA, ingest_members, reject_row
+from transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves, extract_patterns
+from transforms.stats import canonical_counts, describe_keys
+
+T = TypeVar("T")
+PUBLISHED = (
+    "games", "moves", "rejects", "pattern_stats", "fuseki", "opening_tree", "dont_care_templates", "game_counts",
+)
+SYMMETRIES = (8, 16)
+
+
+class ExpectationsFailed(RuntimeError):
+    """At least one expectation suite failed; nothing was published."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ingest:
+    """The ingest equation: files_in == files_ingested + files_rejected."""
+
+    files_in: int
+    files_ingested: int
+    files_rejected: int
+    games: int = 0
+    duplicates: int = 0
+
+    @property
+    def balanced(self) -> bool:
+        """True when every file is accounted for."""
+        return self.files_in == self.files_ingested + self.files_rejected
+
+    def line(self) -> str:
+        """The one-line summary every build prints."""
+        return (
+            f"files in {self.files_in} = ingested {self.files_ingested} + rejected {self.files_rejected} "
+            f"({'holds' if self.balanced else 'BROKEN'}); games {self.games}, duplicates {self.duplicates}"
+        )
+
+
+def sql(name: str) -> str:
+    """The text of transforms/sql/<name>.sql."""
+    return files("transforms").joinpath("sql", f"{name}.sql").read_text()
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Consecutive lists of `size` items (the last may be shorter)."""
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def _retry_io_only(task, task_run, state) -> bool:  # noqa: ANN001 - Prefect's retry_condition_fn signature
+    """Retry I/O failures (network, disk), never bad input such as a checksum mismatch."""
+    try:
+        state.result()
+    except OSError:
+        return True
+    except Exception:  # noqa: BLE001 - every other failure is final
+        return False
+    return False
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+@task(retries=3, retry_delay_seconds=[1, 4, 10], retry_condition_fn=_retry_io_only, cache_policy=NO_CACHE)
+def fetch_source(source: str, raw_dir: Path, expected_sha256: str | None) -> Fetched:
+    """Fetch one source into raw/ and verify its checksum."""
+    fetched = fetch(source, raw_dir=raw_dir, expected_sha256=expected_sha256)
+    get_run_logger().info("fetched %s (sha256 %s)", source, fetched.sha256)
+    return fetched
+
+
+def _append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+    """Append a polars frame to a DuckDB table, creating the table from the frame's schema."""
+    con.register("chunk", frame)
+    con.execute(f"CREATE TABLE IF NOT EXISTS {table} AS FROM chunk LIMIT 0")
+    con.execute(f"INSERT INTO {table} FROM chunk")
+    con.unregister("chunk")
+
+
+@task(cache_policy=NO_CACHE)
+def ingest_sources(
+    fetched: list[Fetched], con: duckdb.DuckDBPyConnection, *, workers: int, shard_size: int
+) -> tuple[Ingest, dict[str, GameMoves]]:
+    """Parse and replay every member in worker processes into games_all, moves_all, rejects_all."""
+    logger = get_run_logger()
+    _append(con, "games_all", pl.DataFrame(schema={**GAMES_SCHEMA, "source_index": pl.Int32}))
+    _append(con, "moves_all", pl.DataFrame(schema=MOVES_SCHEMA))
+    _append(con, "rejects_all", pl.DataFrame(schema=REJECTS_SCHEMA))
+    replays: dict[str, GameMoves] = {}
+    files_in = files_ingested = 0
+    with _pool(workers) as pool:
+        for index, source in enumerate(fetched):
+            futures = []
+            for batch in batched(iter_members(source.path, limits=Limits()), shard_size):
+                files_in += len(batch)
+                members = [(m.name, m.data) for m in batch if not isinstance(m, MemberReject)]
+                rejected = [
+                    reject_row(source.source, source.sha256, m.name, m.reason, m.message)
+                    for m in batch
+                    if isinstance(m, MemberReject)
+                ]
+                _append(con, "rejects_all", pl.DataFrame(rejected, schema=REJECTS_SCHEMA))
+                futures.append(pool.submit(ingest_members, members, source=source.source, source_sha256=source.sha256))
+            for done, future in enumerate(futures, 1):
+                shard = future.result()
+                _append(con, "games_all", shard.games.with_columns(source_index=pl.lit(index, pl.Int32)))
+                _append(con, "moves_all", shard.moves)
+                _append(con, "rejects_all", shard.rejects)
+                replays.update(shard.replays)
+                files_ingested += shard.files_ingested
+                logger.info("ingest %s: shard %d/%d, %d games so far", source.source, done, len(futures), len(replays))
+    for source, member, reason, message in con.execute("SELECT source, member, reason, message FROM rejects_all").fetchall():
+        logger.warning("rejected %s %s: %s: %s", source, member or "(whole source)", reason, message)
+    files_rejected = con.execute("SELECT count(*) FROM rejects_all").fetchone()[0]
+    return Ingest(files_in=files_in, files_ingested=files_ingested, files_rejected=files_rejected), replays
+
+
+@task(cache_policy=NO_CACHE)
+def build_game_tables(con: duckdb.DuckDBPyConnection, ingest: Ingest) -> Ingest:
+    """Deduplicate games and build `games`, `moves`, `rejects` in SQL."""
+    for table in ("games", "moves", "rejects"):
+        con.execute(sql(table))
+    games = con.execute("SELECT count(*) FROM games").fetchone()[0]
+    parsed = con.execute("SELECT count(*) FROM games_all").fetchone()[0]
+    return Ingest(**{**asdict(ingest), "games": games, "duplicates": parsed - games})
+
+
+def _extract_shard(games: list[GameMoves], families: tuple[str, ...], out: str) -> dict[str, int]:
+    """Worker: raw pattern counts of a shard of games, written to `out` as Parquet."""
+    frame, chosen_events = extract_patterns(games, families=families)
+    frame.write_parquet(out)
+    return chosen_events
+
+
+@task(cache_policy=NO_CACHE)
+def extract_shards(
+    con: duckdb.DuckDBPyConnection,
+    replays: dict[str, GameMoves],
+    stage: Path,
+    *,
+    families: tuple[str, ...],
+    workers: int,
+    shard_size: int,
+) -> dict[str, int]:
+    """Extract raw pattern counts of the kept games in worker processes; one Parquet file per shard."""
+    logger = get_run_logger()
+    kept = [game_id for (game_id,) in con.execute("SELECT game_id FROM games ORDER BY game_id").fetchall()]
+    folder = stage / "patterns"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    chosen_events = dict.fromkeys(families, 0)
+    with _pool(workers) as pool:
+        futures = [
+            pool.submit(_extract_shard, [replays[g] for g in batch], families, str(folder / f"shard-{i:05d}.parquet"))
+            for i, batch in enumerate(batched(kept, shard_size) if kept else [[]])
+        ]
+        for done, future in enumerate(futures, 1):
+            for family, count in future.result().items():
+                chosen_events[family] += count
+            if done % 10 == 0 or done == len(futures):
+                logger.info("patterns: shard %d/%d", done, len(futures))
+    return chosen_events
+
+
+@task(cache_policy=NO_CACHE)
+def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, families: tuple[str, ...]) -> None:
+    """Sum shard counts per raw key, canonicalise under 8 and 16 symmetries, build `pattern_stats`."""
+    shards = ", ".join(f"'{path}'" for path in sorted((stage / "patterns").glob("*.parquet")))
+    con.execute(f"CREATE OR REPLACE VIEW pattern_shards AS SELECT * FROM read_parquet([{shards}])")
+    con.execute(sql("pattern_stats__raw"))
+    canonical = []
+    for family in families:
+        raw = con.sql("SELECT key, occurrence, chosen, result FROM pattern_raw WHERE family = ? ORDER BY key", params=[family]).pl()
+        canonical.extend(canonical_counts(raw, family=family, symmetry=s) for s in SYMMETRIES)
+    con.register("pattern_canonical", pl.concat(canonical))
+    con.execute(sql("pattern_stats__summed"))
+    keys = con.sql("SELECT DISTINCT family, key FROM pattern_summed ORDER BY family, key").pl()
+    con.register("pattern_keys", describe_keys(keys))
+    con.execute(sql("pattern_stats"))
+
+
+@task(cache_policy=NO_CACHE)
+def build_analytics(con: duckdb.DuckDBPyConnection, config: dict) -> None:
+    """Fuseki, opening tree, don't-care templates and game counts (DuckDB SQL)."""
+    build_fuseki(con, moves=config["fuseki_moves"])
+    build_opening_tree(con, moves=config["fuseki_moves"])
+    build_dont_care_templates(
+        con, families=config["template_families"], min_occurrence=config["template_min_occurrence"]
+    )
+    build_game_counts(con, max_moves=config["game_counts_moves"])
+
+
+@task(cache_policy=NO_CACHE)
+def validate_tables(con: duckdb.DuckDBPyConnection, manifest: dict) -> dict[str, dict]:
+    """Run the expectation suite of every published table; raise if any fails."""
+    logger = get_run_logger()
+    results, failures = {}, []
+    for table in PUBLISHED:
+        result = import_module(f"expectations.{table}").validate(con, manifest=manifest)
+        results[table] = result.to_dict()
+        for outcome in result.failures():
+            failures.append(f"{table}: {outcome.expectation}: {outcome.details}")
+        logger.info("expectations %s: %s", table, "passed" if result.success else "FAILED")
+    if failures:
+        raise ExpectationsFailed("expectations failed, nothing published:\n  " + "\n  ".join(failures))
+    return results
+
+
+@task(cache_policy=NO_CACHE)
+def publish_release(layout: Layout, con: duckdb.DuckDBPyConnection, version: str, manifest: dict) -> Path:
+    """Write the release atomically, switch CURRENT, refresh the catalog."""
+    path = publish(layout, con, version=version, tables=list(PUBLISHED), manifest=manifest)
+    get_run_logger().info("published %s", path)
+    return path
+
+
+@flow(name="build-release")
+def build_release(
+    sources: list[str],
+    warehouse: str = "warehouse",
+    expected_sha256: list[str | None] | None = None,
+    families: tuple[str, ...] = DEFAULT_FAMILIES,
+    workers: int = 0,
+    shard_size: int = 200,
+    fuseki_moves: int = 10,
+    template_families: tuple[str, ...] = ("sq3", "dia13"),
+    template_min_occurrence: int = DEFAULT_MIN_OCCURRENCE,
+    game_counts_moves: int = 12,
+) -> dict:
+    """Build and publish a release from `sources` (URLs, archives, SGF files or folders).
+
+    `expected_sha256` pairs with `sources` by position; `workers=0` uses every core. Templates are
+    built for the `template_families` that are also in `families`, from patterns seen at least
+    `template_min_occurrence` times. Returns the manifest of the published (or current) release.
+    """
+    logger = get_run_logger()
+    layout = Layout(Path(warehouse).resolve())
+    expected = list(expected_sha256 or []) + [None] * (len(sources) - len(expected_sha256 or []))
+    workers = workers or os.cpu_count() or 1
+    unknown = sorted(set(families) - set(FAMILIES))
+    if unknown:
+        raise ValueError(f"unknown pattern families {unknown}; known: {sorted(FAMILIES)}")
+    with build_lock(layout):
+        fetched = _unique([fetch_source(s, layout.raw, e) for s, e in zip(sources, expected, strict=True)])
+        config = {
+            "families": sorted(families),
+            "fuseki_moves": fuseki_moves,
+            "template_families": [f for f in template_families if f in families],
+            "template_min_occurrence": template_min_occurrence,
+            "game_counts_moves": game_counts_moves,
+        }
+        code = code_version()
+        content = content_hash(source_sha256s=[f.sha256 for f in fetched], code=code, config=config)
+        current = current_version(layout)
+        if current is not None and current.endswith(f"-{content}"):
+            logger.info("release %s already has these inputs, code and config: nothing new to publish", current)
+            return read_manifest(layout, current)
+        stage = layout.staging / content
+        shutil.rmtree(stage, ignore_errors=True)
+        stage.mkdir(parents=True)
+        con = duckdb.connect(str(stage / "work.duckdb"))
+        timings: dict[str, float] = {}
+        try:
+            with _timed(timings, "ingest"):
+                ingest, replays = ingest_sources(fetched, con, workers=workers, shard_size=shard_size)
+                ingest = build_game_tables(con, ingest)
+            logger.info(ingest.line())
+            with _timed(timings, "extract"):
+                chosen = extract_shards(
+                    con, replays, stage, families=tuple(families), workers=workers, shard_size=shard_size
+                )
+            with _timed(timings, "aggregate"):
+                aggregate_patterns(con, stage, families=tuple(families))
+            with _timed(timings, "analytics"):
+                build_analytics(con, config)
+            manifest = {
+                "created": created_now(),
+                "code_version": code,
+                "content_hash": content,
+                "config": config,
+                "sources": [{"source": f.source, "sha256": f.sha256} for f in fetched],
+                "ingest": asdict(ingest),
+                "families": {f: {"chosen_events": chosen[f]} for f in families},
+                "row_counts": {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in PUBLISHED},
+            }
+            with _timed(timings, "validate"):
+                manifest["expectations"] = validate_tables(con, manifest)
+            version = next_version(layout, content)
+            manifest["timings"] = timings
+            with _timed(timings, "publish"):
+                publish_release(layout, con, version, manifest)
+        finally:
+            con.close()
+        shutil.rmtree(stage, ignore_errors=True)
+        return read_manifest(layout, version)
+
+
+@contextlib.contextmanager
+def _timed(timings: dict[str, float], phase: str) -> Iterator[None]:
+    """Record the wall seconds of a phase (the manifest's `timings`, the benchmark's profile)."""
+    start = time.perf_counter()
+    yield
+    timings[phase] = round(time.perf_counter() - start, 3)
+    get_run_logger().info("%s took %.1f s", phase, timings[phase])
+
+
+def _unique(fetched: Sequence[Fetched]) -> list[Fetched]:
+    """Sources in order, each archive once (the same bytes given twice are read once)."""
+    seen: dict[str, Fetched] = {}
+    for item in fetched:
+        seen.setdefault(item.sha256, item)
+    return list(seen.values())

@@ -1,0 +1,118 @@
+"""The games suite passes a valid table and names the check that each injected fault breaks."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from expectations import games
+from tests.expectations.conftest import game_id
+
+
+def failing(con: duckdb.DuckDBPyConnection, manifest: dict) -> set[str]:
+    """Names of the failed expectations of the games suite."""
+    result = games.validate(con, manifest=manifest)
+    assert result.table == "games"
+    assert result.success == (not result.failures())
+    return {outcome.expectation for outcome in result.failures()}
+
+
+def test_valid_games_pass(warehouse: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    result = games.validate(warehouse, manifest=manifest)
+    assert result.success, result.failures()
+    names = [outcome.expectation for outcome in result.outcomes]
+    for required in (
+        "expect_column_values_to_be_unique(game_id)",
+        "expect_column_values_to_not_be_null(game_id)",
+        "expect_column_values_to_be_between(board_size)",
+        "expect_column_values_to_be_between(move_count)",
+        "expect_column_values_to_be_in_set(winner)",
+        "expect_column_values_to_be_between(year)",
+        "sequence_sha1_unique_with_20_moves",
+        "ingest_files_in_equals_ingested_plus_rejected",
+        "games_rows_equal_manifest_games",
+        "games_schema_matches_contract",
+    ):
+        assert required in names
+    assert len(names) == len(set(names))
+    assert json.loads(json.dumps(result.to_dict()))["failed"] == 0
+
+
+@pytest.mark.parametrize(
+    ("fault", "expected"),
+    [
+        (
+            f"UPDATE games SET game_id = '{game_id('pro/a.sgf')}' WHERE member = 'pro/c.sgf'",
+            {"expect_column_values_to_be_unique(game_id)", "game_id_is_sha256_prefix_member_tree"},
+        ),
+        (
+            "UPDATE games SET game_id = NULL WHERE member = 'pro/a.sgf'",
+            {"expect_column_values_to_not_be_null(game_id)", "game_id_is_sha256_prefix_member_tree"},
+        ),
+        ("UPDATE games SET board_size = 26 WHERE tree_index = 1", {"expect_column_values_to_be_between(board_size)"}),
+        ("UPDATE games SET board_size = 1 WHERE tree_index = 1", {"expect_column_values_to_be_between(board_size)"}),
+        ("UPDATE games SET move_count = -1 WHERE tree_index = 1", {"expect_column_values_to_be_between(move_count)"}),
+        ("UPDATE games SET winner = 'X' WHERE member = 'pro/a.sgf'", {"expect_column_values_to_be_in_set(winner)"}),
+        ("UPDATE games SET winner = 'b' WHERE member = 'pro/a.sgf'", {"expect_column_values_to_be_in_set(winner)"}),
+        ("UPDATE games SET year = 999 WHERE member = 'pro/a.sgf'", {"expect_column_values_to_be_between(year)"}),
+        ("UPDATE games SET year = 3000 WHERE member = 'pro/a.sgf'", {"expect_column_values_to_be_between(year)"}),
+        ("UPDATE games SET handicap = NULL WHERE tree_index = 1", {"expect_column_values_to_not_be_null(handicap)"}),
+        (
+            "UPDATE games SET source_sha256 = upper(source_sha256), "
+            "game_id = upper(left(game_id, 12)) || substr(game_id, 13)",
+            {"expect_column_values_to_match_regex(source_sha256)", "expect_column_values_to_match_regex(game_id)"},
+        ),
+        (
+            "UPDATE games SET game_id = game_id || '#0' WHERE member = 'pro/a.sgf'",
+            {"game_id_is_sha256_prefix_member_tree"},
+        ),
+        (
+            # A second long game with the first long game's move sequence: a missed duplicate.
+            """INSERT INTO games SELECT * REPLACE (game_id || '#1' AS game_id, 1 AS tree_index)
+               FROM games WHERE member = 'pro/c.sgf'""",
+            {"sequence_sha1_unique_with_20_moves", "games_rows_equal_manifest_games"},
+        ),
+        (
+            "UPDATE games SET sequence_sha1 = 'not-a-sha1' WHERE member = 'pro/a.sgf'",
+            {"expect_column_values_to_match_regex(sequence_sha1)"},
+        ),
+        ("DELETE FROM games WHERE tree_index = 1", {"games_rows_equal_manifest_games"}),
+    ],
+)
+def test_injected_fault_is_caught(
+    warehouse: duckdb.DuckDBPyConnection, manifest: dict, fault: str, expected: set[str]
+) -> None:
+    warehouse.execute(fault)
+    assert failing(warehouse, manifest) == expected
+
+
+def test_short_games_may_share_a_sequence(warehouse: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    """Only games of at least 20 moves must have distinct sequences; short ones are not compared."""
+    warehouse.execute(
+        "UPDATE games SET sequence_sha1 = (SELECT sequence_sha1 FROM games WHERE member = 'pro/a.sgf') "
+        "WHERE tree_index = 1"
+    )
+    assert not failing(warehouse, manifest)
+    warehouse.execute("UPDATE games SET move_count = 20 WHERE member = 'pro/a.sgf' OR tree_index = 1")
+    assert failing(warehouse, manifest) == {"sequence_sha1_unique_with_20_moves"}
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"files_in": 6}, {"ingest_files_in_equals_ingested_plus_rejected"}),
+        ({"files_rejected": 1}, {"ingest_files_in_equals_ingested_plus_rejected"}),
+        ({"games": 5}, {"games_rows_equal_manifest_games"}),
+        ({"files_ingested": 2, "files_rejected": 3}, {"game_members_within_files_ingested"}),
+        ({"files_in": 10, "files_ingested": 8, "duplicates": 0}, {"ingest_every_ingested_file_gave_a_game"}),
+        ({"duplicates": -1}, {"ingest_counts_not_negative"}),
+    ],
+)
+def test_manifest_mismatch_is_caught(
+    warehouse: duckdb.DuckDBPyConnection, manifest: dict, change: dict, expected: set[str]
+) -> None:
+    manifest["ingest"].update(change)
+    result = games.validate(warehouse, manifest=manifest)
+    assert {outcome.expectation for outcome in result.failures()} == expected

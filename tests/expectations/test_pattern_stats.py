@@ -1,0 +1,375 @@
+"""The pattern_stats suite: a table built by brute force passes, and each injected fault is named."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from expectations import pattern_stats
+from transforms.patterns import FAMILIES
+from transforms.symmetry import key_string, parse_key
+
+DDL = """
+CREATE TABLE pattern_stats (
+    family VARCHAR, symmetry INTEGER, key VARCHAR, occurrence BIGINT, chosen BIGINT, chosen_rate DOUBLE,
+    orbit_size INTEGER, stones INTEGER, diagram VARCHAR, result BIGINT
+)"""
+# DESIGN §4: the seed prints this non-minimal d12 hash; its canonical form under 8 and 16 symmetries.
+SEED_HASH = "110000020000013000003000003"
+SEED_CANONICAL = "100001020100000000303030000"
+RAW_KEYS_PER_FAMILY = 30
+RESULT = "result_is_blk4_mask_else_null"
+
+
+def raw_events() -> dict[str, list[tuple[str, int, int]]]:
+    """Per family: raw keys (digit strings, not canonical) with occurrence and chosen counts."""
+    rng = random.Random(20240611)
+    events: dict[str, list[tuple[str, int, int]]] = {}
+    for name, family in FAMILIES.items():
+        n_cells = family.layout.n_digits - 1
+        cells = ("".join(rng.choice("0001123") for _ in range(n_cells)) for _ in range(RAW_KEYS_PER_FAMILY))
+        keys = [rng.choice("12") + text for text in cells]
+        if name == "d12":
+            keys.append(SEED_HASH)
+        rows = []
+        for key in keys:
+            occurrence = rng.randint(1, 9)
+            rows.append((key, occurrence, rng.choice([0, 0, rng.randint(0, occurrence)])))
+        events[name] = rows
+    return events
+
+
+def brute_force_rows(events: dict[str, list[tuple[str, int, int]]]) -> list[tuple]:
+    """pattern_stats rows by brute force: scalar min over all group images, counted variants."""
+    rows = []
+    for name, raw in events.items():
+        layout = FAMILIES[name].layout
+        n_points = len(layout.points)
+        for symmetry in (8, 16):
+            group = FAMILIES[name].group(symmetry)
+            summed: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+            orbit: dict[int, int] = {}
+            for text, occurrence, chosen in raw:
+                images = {group.apply(element, parse_key(text)) for element in group.elements}
+                canonical = min(images)
+                summed[canonical][0] += occurrence
+                summed[canonical][1] += chosen
+                orbit[canonical] = len(images)
+            for canonical, (occurrence, chosen) in sorted(summed.items()):
+                text = key_string(canonical, layout.n_digits)
+                stones = sum(digit in "12" for digit in text[1 : 1 + n_points])
+                result = canonical % (1 << 32) if name == "blk4" else None
+                rate = chosen / occurrence
+                orbit_size = orbit[canonical]
+                rows.append((name, symmetry, text, occurrence, chosen, rate, orbit_size, stones, "diagram", result))
+    return rows
+
+
+EVENTS = raw_events()
+ROWS = brute_force_rows(EVENTS)
+CHOSEN_EVENTS = {name: sum(chosen for _, _, chosen in raw) for name, raw in EVENTS.items()}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A DuckDB file with the brute-force pattern_stats table, built once."""
+    path = tmp_path_factory.mktemp("patterns") / "template.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(DDL)
+    con.executemany("INSERT INTO pattern_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ROWS)
+    con.close()
+    return path
+
+
+@pytest.fixture
+def table(template: Path, tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to a fresh copy of the template file."""
+    path = tmp_path / "patterns.duckdb"
+    shutil.copyfile(template, path)
+    con = duckdb.connect(str(path))
+    yield con
+    con.close()
+
+
+@pytest.fixture
+def manifest() -> dict:
+    """The families facts matching the table."""
+    return {"ingest": {}, "families": {name: {"chosen_events": count} for name, count in CHOSEN_EVENTS.items()}}
+
+
+def failing(con: duckdb.DuckDBPyConnection, manifest: dict) -> set[str]:
+    """Names of the failed expectations of the pattern_stats suite."""
+    result = pattern_stats.validate(con, manifest=manifest)
+    assert result.table == "pattern_stats"
+    assert result.success == (not result.failures())
+    return {outcome.expectation for outcome in result.failures()}
+
+
+def row_where(con: duckdb.DuckDBPyConnection, condition: str) -> tuple[str, int, str, int, int]:
+    """(family, symmetry, key, occurrence, chosen) of the first row (in key order) matching `condition`."""
+    return con.sql(
+        f"SELECT family, symmetry, key, occurrence, chosen FROM pattern_stats WHERE {condition} "
+        "ORDER BY family, symmetry, key LIMIT 1"
+    ).fetchall()[0]
+
+
+def test_seed_example_is_in_the_brute_force_table(table: duckdb.DuckDBPyConnection) -> None:
+    query = f"SELECT symmetry, orbit_size FROM pattern_stats WHERE key = '{SEED_CANONICAL}' ORDER BY 1"
+    found = table.sql(query).fetchall()
+    assert found == [(8, 2), (16, 4)]
+
+
+def test_valid_table_passes(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    result = pattern_stats.validate(table, manifest=manifest)
+    assert result.success, result.failures()
+    names = [outcome.expectation for outcome in result.outcomes]
+    assert set(names) >= {
+        "family_symmetry_key_unique",
+        "chosen_between_0_and_occurrence",
+        "chosen_rate_between_0_and_1",
+        "symmetry_in_8_16",
+        "orbit_size_divides_symmetry",
+        "key_is_canonical",
+        "key_variants_recanonicalise_to_key",
+        "orbit_size_matches_key",
+        "chosen_sum_equals_manifest_chosen_events",
+        "symmetry16_totals_equal_symmetry8",
+        "symmetry16_is_symmetry8_merged_by_colour_swap",
+    }
+    assert json.loads(json.dumps(result.to_dict()))["success"] is True
+
+
+def test_many_small_batches_give_the_same_verdicts(
+    table: duckdb.DuckDBPyConnection, manifest: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pattern_stats, "BATCH_ROWS", 7)
+    assert not failing(table, manifest)
+    family, symmetry, key, _, _ = row_where(table, "family = 'sq5' AND symmetry = 16 AND orbit_size = 16")
+    table.execute(
+        "UPDATE pattern_stats SET orbit_size = 8 WHERE family = ? AND symmetry = ? AND key = ?", [family, symmetry, key]
+    )
+    assert failing(table, manifest) == {"orbit_size_matches_key"}
+
+
+@pytest.mark.parametrize("symmetry", [8, 16])
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_non_canonical_key_is_caught(
+    table: duckdb.DuckDBPyConnection, manifest: dict, family: str, symmetry: int
+) -> None:
+    _, _, key, _, _ = row_where(table, f"family = '{family}' AND symmetry = {symmetry} AND orbit_size > 1")
+    group = FAMILIES[family].group(symmetry)
+    variant = max(group.apply(element, parse_key(key)) for element in group.elements)
+    text = key_string(variant, len(key))
+    table.execute(
+        "UPDATE pattern_stats SET key = ? WHERE family = ? AND symmetry = ? AND key = ?", [text, family, symmetry, key]
+    )
+    expected = {"key_is_canonical", "key_variants_recanonicalise_to_key"}
+    if symmetry == 16:
+        expected.add("symmetry16_is_symmetry8_merged_by_colour_swap")
+    result = pattern_stats.validate(table, manifest=manifest)
+    assert {outcome.expectation for outcome in result.failures()} == expected
+    details = {outcome.expectation: outcome.details for outcome in result.failures()}
+    assert f"{family}/{symmetry} {text}: canonical form {key}" in details["key_is_canonical"]
+
+
+def test_seed_printed_hash_is_not_canonical(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    table.execute(f"UPDATE pattern_stats SET key = '{SEED_HASH}' WHERE key = '{SEED_CANONICAL}' AND symmetry = 8")
+    assert failing(table, manifest) == {"key_is_canonical", "key_variants_recanonicalise_to_key"}
+
+
+def test_wrong_orbit_sizes_are_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    family, symmetry, key, _, _ = row_where(table, "family = 'dia13' AND symmetry = 8 AND orbit_size = 8")
+    update = "UPDATE pattern_stats SET orbit_size = ? WHERE family = ? AND symmetry = ? AND key = ?"
+    table.execute(update, [4, family, symmetry, key])
+    assert failing(table, manifest) == {"orbit_size_matches_key"}
+    table.execute(update, [3, family, symmetry, key])
+    assert failing(table, manifest) == {"orbit_size_matches_key", "orbit_size_divides_symmetry"}
+    table.execute(update, [0, family, symmetry, key])
+    assert failing(table, manifest) == {"orbit_size_matches_key", "orbit_size_divides_symmetry"}
+
+
+def test_chosen_above_occurrence_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    family, symmetry, key, _, _ = row_where(table, "family = 'sq3' AND symmetry = 8")
+    table.execute(
+        "UPDATE pattern_stats SET chosen = occurrence + 1, chosen_rate = (occurrence + 1) / occurrence "
+        "WHERE family = ? AND symmetry = ? AND key = ?",
+        [family, symmetry, key],
+    )
+    assert failing(table, manifest) == {
+        "chosen_between_0_and_occurrence",
+        "chosen_rate_between_0_and_1",
+        "chosen_sum_equals_manifest_chosen_events",
+        "symmetry16_totals_equal_symmetry8",
+        "symmetry16_is_symmetry8_merged_by_colour_swap",
+    }
+
+
+def test_symmetry16_table_with_other_totals_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    family, symmetry, key, _, _ = row_where(table, "family = 'blk4' AND symmetry = 16")
+    table.execute(
+        "UPDATE pattern_stats SET occurrence = occurrence + 5, chosen_rate = chosen / (occurrence + 5) "
+        "WHERE family = ? AND symmetry = ? AND key = ?",
+        [family, symmetry, key],
+    )
+    result = pattern_stats.validate(table, manifest=manifest)
+    assert {o.expectation for o in result.failures()} == {
+        "symmetry16_totals_equal_symmetry8",
+        "symmetry16_is_symmetry8_merged_by_colour_swap",
+    }
+    assert f"{family} {key}: merged 8 occurrence" in result.failures()[-1].details
+
+
+def test_symmetry16_table_with_moved_counts_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    """Same totals, but the counts sit on the wrong keys: only the merge check can see it."""
+    rows = table.sql(
+        "SELECT key FROM pattern_stats WHERE family = 'd12' AND symmetry = 16 AND occurrence >= 2 "
+        "AND chosen < occurrence ORDER BY key LIMIT 2"
+    ).fetchall()
+    update = (
+        "UPDATE pattern_stats SET occurrence = occurrence + ?, chosen_rate = chosen / (occurrence + ?) "
+        "WHERE family = 'd12' AND symmetry = 16 AND key = ?"
+    )
+    table.execute(update, [1, 1, rows[0][0]])
+    table.execute(update, [-1, -1, rows[1][0]])
+    assert failing(table, manifest) == {"symmetry16_is_symmetry8_merged_by_colour_swap"}
+
+
+def test_missing_symmetry16_row_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    family, symmetry, key, _, _ = row_where(table, "family = 'sq5' AND symmetry = 16 AND chosen = 0")
+    table.execute("DELETE FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?", [family, symmetry, key])
+    assert failing(table, manifest) == {
+        "symmetry16_totals_equal_symmetry8",
+        "symmetry16_is_symmetry8_merged_by_colour_swap",
+    }
+
+
+def test_duplicate_key_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    family, symmetry, key, _, _ = row_where(table, "family = 'dia13' AND symmetry = 8 AND chosen = 0")
+    table.execute(
+        "INSERT INTO pattern_stats SELECT * FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?",
+        [family, symmetry, key],
+    )
+    assert failing(table, manifest) == {
+        "family_symmetry_key_unique",
+        "symmetry16_totals_equal_symmetry8",
+        "symmetry16_is_symmetry8_merged_by_colour_swap",
+    }
+
+
+@pytest.mark.parametrize(
+    ("fault", "expected"),
+    [
+        ("UPDATE pattern_stats SET stones = stones + 1 WHERE family = 'sq3' AND symmetry = 16", {"stones_match_key"}),
+        (
+            "UPDATE pattern_stats SET chosen_rate = chosen_rate / 2 + 0.25 WHERE family = 'd12' AND symmetry = 8",
+            {"chosen_rate_is_chosen_over_occurrence"},
+        ),
+        ("UPDATE pattern_stats SET result = 0 WHERE family = 'sq3'", {RESULT}),
+        ("UPDATE pattern_stats SET result = NULL WHERE family = 'blk4' AND symmetry = 8", {RESULT}),
+        ("UPDATE pattern_stats SET result = 1099511627776 WHERE family = 'blk4' AND symmetry = 8", {RESULT}),
+        ("UPDATE pattern_stats SET diagram = NULL WHERE family = 'sq5'", {"diagram_present"}),
+        (
+            "UPDATE pattern_stats SET family = 'zz' WHERE family = 'sq3'",
+            {"family_is_registered", "chosen_sum_equals_manifest_chosen_events"},
+        ),
+        (
+            "UPDATE pattern_stats SET key = '7' || substr(key, 2) WHERE family = 'sq3' AND symmetry = 8 "
+            "AND key = (SELECT min(key) FROM pattern_stats WHERE family = 'sq3' AND symmetry = 8)",
+            {"key_is_colour_then_family_digits", "symmetry16_is_symmetry8_merged_by_colour_swap"},
+        ),
+        (
+            "UPDATE pattern_stats SET key = key || '0' WHERE family = 'sq3' AND symmetry = 16",
+            {"key_is_colour_then_family_digits", "symmetry16_is_symmetry8_merged_by_colour_swap"},
+        ),
+        (
+            "UPDATE pattern_stats SET occurrence = 0, chosen = 0, chosen_rate = 0 "
+            "WHERE family = 'd12' AND symmetry = 8 AND chosen = 0",
+            {
+                "occurrence_at_least_1",
+                "chosen_rate_is_chosen_over_occurrence",
+                "symmetry16_totals_equal_symmetry8",
+                "symmetry16_is_symmetry8_merged_by_colour_swap",
+            },
+        ),
+    ],
+)
+def test_injected_fault_is_caught(
+    table: duckdb.DuckDBPyConnection, manifest: dict, fault: str, expected: set[str]
+) -> None:
+    table.execute(fault)
+    assert failing(table, manifest) == expected
+
+
+def test_bad_symmetry_value_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    table.execute("UPDATE pattern_stats SET symmetry = 4 WHERE family = 'blk4' AND symmetry = 16")
+    assert "symmetry_in_8_16" in failing(table, manifest)
+
+
+def test_manifest_mismatches_are_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    manifest["families"]["sq5"]["chosen_events"] += 1
+    assert failing(table, manifest) == {"chosen_sum_equals_manifest_chosen_events"}
+    del manifest["families"]["sq5"]
+    result = pattern_stats.validate(table, manifest=manifest)
+    (failure,) = result.failures()
+    assert "sq5: not in manifest families" in failure.details
+    with pytest.raises(ValueError, match="manifest lacks families"):
+        pattern_stats.validate(table, manifest={"ingest": {}})
+
+
+def test_family_in_manifest_without_rows_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    table.execute("DELETE FROM pattern_stats WHERE family = 'blk4'")
+    assert failing(table, manifest) == {"chosen_sum_equals_manifest_chosen_events"}
+    manifest["families"]["blk4"]["chosen_events"] = 0
+    assert not failing(table, manifest)
+
+
+def test_missing_column_is_reported_alone(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    table.execute("ALTER TABLE pattern_stats DROP COLUMN stones")
+    result = pattern_stats.validate(table, manifest=manifest)
+    assert [(o.expectation, o.success) for o in result.outcomes] == [("pattern_stats_schema_matches_contract", False)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    family=st.sampled_from(sorted(FAMILIES)),
+    seed=st.integers(0, 2**32 - 1),
+    rows=st.integers(0, 12),
+    skip=st.integers(0, 3),
+)
+def test_key_digits_agree_with_parse_key(family: str, seed: int, rows: int, skip: int) -> None:
+    n_digits = FAMILIES[family].layout.n_digits
+    rng = random.Random(seed)
+    texts = ["".join(rng.choice("0123") for _ in range(n_digits)) for _ in range(rows + skip)]
+    array = pa.array(texts).slice(skip)
+    keys = pattern_stats.encode_digits(pattern_stats.key_digits(array, n_digits))
+    assert keys.tolist() == [parse_key(text) for text in texts[skip:]]
+
+
+@pytest.mark.parametrize("bad", [["123"], ["1234", "12"], ["12a4"], ["12/4"], ["1234", None]])
+def test_key_digits_rejects_malformed_keys(bad: list[str | None]) -> None:
+    with pytest.raises(ValueError):
+        pattern_stats.key_digits(pa.array(bad, type=pa.string()), 4)
+
+
+@settings(max_examples=30, deadline=None)
+@given(family=st.sampled_from(sorted(FAMILIES)), symmetry=st.sampled_from([8, 16]), seed=st.integers(0, 2**32 - 1))
+def test_apply_element_agrees_with_group_apply(family: str, symmetry: int, seed: int) -> None:
+    group = FAMILIES[family].group(symmetry)
+    n_digits = FAMILIES[family].layout.n_digits
+    rng = np.random.default_rng(seed)
+    digits = rng.integers(0, 4, size=(5, n_digits)).astype(np.uint8)
+    keys = pattern_stats.encode_digits(digits)
+    for element in group.elements:
+        images = pattern_stats.encode_digits(pattern_stats.apply_element(element, digits))
+        assert images.tolist() == [group.apply(element, int(key)) for key in keys]

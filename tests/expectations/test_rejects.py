@@ -1,0 +1,85 @@
+"""The rejects suite passes a valid table and names the check that each injected fault breaks."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from expectations import rejects
+
+
+def failing(con: duckdb.DuckDBPyConnection, manifest: dict) -> set[str]:
+    """Names of the failed expectations of the rejects suite."""
+    result = rejects.validate(con, manifest=manifest)
+    assert result.table == "rejects"
+    assert result.success == (not result.failures())
+    return {outcome.expectation for outcome in result.failures()}
+
+
+def test_valid_rejects_pass(warehouse: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    result = rejects.validate(warehouse, manifest=manifest)
+    assert result.success, result.failures()
+    names = {outcome.expectation for outcome in result.outcomes}
+    assert {
+        "rejects_schema_matches_contract",
+        "rejects_rows_equal_files_rejected",
+        "expect_column_values_to_not_be_null(reason)",
+        "expect_column_values_to_not_be_null(message)",
+        "expect_column_values_to_match_regex(reason)",
+    } <= names
+
+
+@pytest.mark.parametrize(
+    "reason",
+    ["empty_file", "bad_sgf", "member_too_large", "path_traversal", "zip_bomb", "sha256_mismatch", "x"],
+)
+def test_snake_case_reasons_pass(warehouse: duckdb.DuckDBPyConnection, manifest: dict, reason: str) -> None:
+    warehouse.execute("UPDATE rejects SET reason = ? WHERE member = 'pro/bad.sgf'", [reason])
+    assert not failing(warehouse, manifest)
+
+
+@pytest.mark.parametrize(
+    "reason", ["EmptyFile", "empty-file", "empty file", "_empty", "empty_", "empty__file", "1empty", ""]
+)
+def test_other_reasons_fail(warehouse: duckdb.DuckDBPyConnection, manifest: dict, reason: str) -> None:
+    warehouse.execute("UPDATE rejects SET reason = ? WHERE member = 'pro/bad.sgf'", [reason])
+    assert failing(warehouse, manifest) == {"expect_column_values_to_match_regex(reason)"}
+
+
+@pytest.mark.parametrize(
+    ("fault", "expected"),
+    [
+        ("UPDATE rejects SET reason = NULL WHERE member = ''", {"expect_column_values_to_not_be_null(reason)"}),
+        ("UPDATE rejects SET message = NULL WHERE member = ''", {"expect_column_values_to_not_be_null(message)"}),
+        ("UPDATE rejects SET member = NULL WHERE member = ''", {"expect_column_values_to_not_be_null(member)",
+                                                              "unfetched_source_is_whole_source_reject"}),
+        ("UPDATE rejects SET source_sha256 = NULL", {"unfetched_source_is_whole_source_reject"}),
+        (
+            "UPDATE rejects SET source_sha256 = 'abc' WHERE member <> ''",
+            {"expect_column_values_to_match_regex(source_sha256)"},
+        ),
+        ("DELETE FROM rejects WHERE member = ''", {"rejects_rows_equal_files_rejected"}),
+        (
+            "INSERT INTO rejects SELECT * REPLACE ('pro/worse.sgf' AS member) FROM rejects WHERE member <> ''",
+            {"rejects_rows_equal_files_rejected"},
+        ),
+    ],
+)
+def test_injected_fault_is_caught(
+    warehouse: duckdb.DuckDBPyConnection, manifest: dict, fault: str, expected: set[str]
+) -> None:
+    warehouse.execute(fault)
+    assert failing(warehouse, manifest) == expected
+
+
+def test_count_must_match_manifest(warehouse: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    manifest["ingest"]["files_rejected"] = 3
+    result = rejects.validate(warehouse, manifest=manifest)
+    (failure,) = result.failures()
+    assert failure.expectation == "rejects_rows_equal_files_rejected"
+    assert failure.details == "observed 2, expected 3"
+
+
+def test_manifest_without_ingest_facts_raises(warehouse: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(ValueError, match="manifest lacks ingest.files_rejected"):
+        rejects.validate(warehouse, manifest={"families": {}})

@@ -1,0 +1,477 @@
+"""Pattern extraction against a slow, per-position reference on real and random games, plus hand-made d12 cases."""
+
+from __future__ import annotations
+
+import tarfile
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.transforms.test_board import RulesOracle
+from transforms.board import replay
+from transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves, diagram, extract_patterns, stones
+from transforms.symmetry import parse_key
+
+with warnings.catch_warnings():
+    # sgfmill 1.1.1 docstrings hold invalid escape sequences: a warning at compile time (no bytecode cache)
+    warnings.filterwarnings("ignore", "invalid escape sequence", DeprecationWarning)
+    from sgfmill import boards, sgf
+
+B, W = 1, 2
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+# ---------------------------------------------------------------------------------------------
+# Layouts written out independently of the code under test (DESIGN §4, seeds 000 and 002).
+SQUARE3 = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
+SQUARE5 = [(dr, dc) for dr in range(-2, 3) for dc in range(-2, 3)]
+DIAMOND = [(-2, 0), (-1, -1), (-1, 0), (-1, 1), (0, -2), (0, -1), (0, 0), (0, 1), (0, 2),
+           (1, -1), (1, 0), (1, 1), (2, 0)]  # fmt: skip
+QUADRANTS = ["A-1 A-2 B-3 B-1", "A-3 A-4 B-4 B-2", "D-2 D-4 C-4 C-3", "D-1 D-3 C-2 C-1"]
+BLOCK_CELL = {name: (r, c) for r, line in enumerate(QUADRANTS) for c, name in enumerate(line.split())}
+BLOCK_ORDER = [f"{quadrant}-{i}" for quadrant in "ABCD" for i in range(1, 5)]
+BLOCK_CENTRE = [(1, 1), (1, 2), (2, 1), (2, 2)]  # cells of the 4x4 block whose centre 2x2 holds the candidate
+CANDIDATE_OFFSETS = {"sq3": SQUARE3, "sq5": SQUARE5, "dia13": DIAMOND}
+
+
+def digits_key(digits: list[int]) -> int:
+    """Base-4 number of a digit list, most significant first (as the seed's hash string reads)."""
+    return int("".join(map(str, digits)), 4)
+
+
+class Position:
+    """A position read off sgfmill's board (row 0 at the bottom) in our coordinates (row 0 at the top)."""
+
+    PAD = 4
+
+    def __init__(self, board: boards.Board) -> None:
+        self.size = board.side
+        self.grid = [[{None: 0, "b": B, "w": W}[board.get(self.size - 1 - r, c)] for c in range(self.size)]
+                     for r in range(self.size)]
+        self.padded = np.full((self.size + 2 * self.PAD,) * 2, 3, dtype=np.int64)
+        self.padded[self.PAD:self.PAD + self.size, self.PAD:self.PAD + self.size] = self.grid
+        self._shifted: dict[tuple[int, int], np.ndarray] = {}
+
+    def shifted(self, dr: int, dc: int) -> np.ndarray:
+        """Array whose [r, c] is the cell (r + dr, c + dc), 3 off the board."""
+        if (dr, dc) not in self._shifted:
+            pad, size = self.PAD, self.size
+            self._shifted[dr, dc] = self.padded[pad + dr:pad + dr + size, pad + dc:pad + dc + size]
+        return self._shifted[dr, dc]
+
+    def cell(self, r: int, c: int) -> int:
+        return self.grid[r][c] if 0 <= r < self.size and 0 <= c < self.size else 3
+
+    def empties(self) -> list[tuple[int, int]]:
+        return [(r, c) for r in range(self.size) for c in range(self.size) if self.grid[r][c] == 0]
+
+
+def window_keys(position: Position, offsets: list[tuple[int, int]]) -> np.ndarray:
+    """Colourless key of every point at once, from shifted copies of a board padded with off-board cells."""
+    pad, size = position.PAD, position.size
+    keys = np.zeros((size, size), dtype=np.int64)
+    for dr, dc in offsets:
+        keys = keys * 4 + position.shifted(dr, dc)
+    return keys
+
+
+def chain(grid: list[list[int]], r: int, c: int) -> tuple[set, set]:
+    """Stones and liberties of the chain through (r, c)."""
+    size = len(grid)
+    colour, seen, libs, todo = grid[r][c], {(r, c)}, set(), [(r, c)]
+    while todo:
+        pr, pc = todo.pop()
+        for qr, qc in ((pr - 1, pc), (pr + 1, pc), (pr, pc - 1), (pr, pc + 1)):
+            if 0 <= qr < size and 0 <= qc < size:
+                if grid[qr][qc] == 0:
+                    libs.add((qr, qc))
+                elif grid[qr][qc] == colour and (qr, qc) not in seen:
+                    seen.add((qr, qc))
+                    todo.append((qr, qc))
+    return seen, libs
+
+
+def d12_keys(position: Position, colour: int, last: tuple[int, int]) -> dict[tuple[int, int], int]:
+    """Seed 000: for each empty S of the diamond around L, S -> 27-digit hash with the mover's stone on S."""
+    keys = {}
+    lr, lc = last
+    cells = [(lr + a, lc + b) for a, b in DIAMOND]
+    for s in cells:
+        if s == last or position.cell(*s) != 0:
+            continue
+        grid = [row[:] for row in position.grid]
+        grid[s[0]][s[1]] = colour
+        liberty_of = {}  # every stone of a chain already filled -> its chain's liberties
+        for r, c in cells:
+            if grid[r][c] and (r, c) not in liberty_of:
+                stones, libs = chain(grid, r, c)
+                liberty_of.update(dict.fromkeys(stones, len(libs)))
+        stone_digits = [grid[r][c] for r, c in cells]
+        liberty_digits = [min(liberty_of[r, c], 3) if grid[r][c] else 0 for r, c in cells]
+        keys[s] = digits_key([colour, *stone_digits, *liberty_digits])
+    return keys
+
+
+def reference_counts(games: list[tuple[int, boards.Board, list]]) -> dict:
+    """(family, key) -> [occurrence, chosen, result] by brute force, position by position, summed over games.
+
+    Each game is (board size, sgfmill's board with the setup stones, sgfmill's (colour, (row, col) or
+    None) moves): sgfmill does the captures. Occurrences of the candidate families come from whole-board
+    array windows; chosen keys from a separate explicit per-cell computation at the played point.
+    """
+    occurrences: dict[str, list[np.ndarray]] = {family: [] for family in DEFAULT_FAMILIES if family != "d12"}
+    chosen: dict = {}
+
+    def add(family: str, key: int, occurrence: int, picked: int, result: int) -> None:
+        row = chosen.setdefault((family, key), [0, 0, 0])
+        row[0] += occurrence
+        row[1] += picked
+        row[2] |= result
+
+    for size, start, plays in games:
+        board = start.copy()
+        last = None
+        for colour_name, point in plays:
+            if point is None:
+                last = None
+                continue
+            colour = B if colour_name == "b" else W
+            position = Position(board)
+            r, c = size - 1 - point[0], point[1]
+            empty = np.array(position.grid) == 0
+            for family, offsets in CANDIDATE_OFFSETS.items():
+                occurrences[family].append(colour * 4 ** len(offsets) + window_keys(position, offsets)[empty])
+                add(family, digits_key([colour, *(position.cell(r + a, c + b) for a, b in offsets)]), 0, 1, 0)
+            for cr, cc in BLOCK_CENTRE:
+                offsets = [(BLOCK_CELL[n][0] - cr, BLOCK_CELL[n][1] - cc) for n in BLOCK_ORDER]
+                occurrences["blk4"].append(colour * 4**16 + window_keys(position, offsets)[empty])
+                block = [(r - cr + BLOCK_CELL[n][0], c - cc + BLOCK_CELL[n][1]) for n in BLOCK_ORDER]
+                result = colour << (2 * (15 - block.index((r, c))))
+                add("blk4", digits_key([colour, *(position.cell(*p) for p in block)]), 0, 1, result)
+            if last is not None and 2 <= last[0] <= size - 3 and 2 <= last[1] <= size - 3:
+                for s, key in d12_keys(position, colour, last).items():
+                    add("d12", key, 1, int(s == (r, c)), 0)
+            board.play(point[0], point[1], colour_name)
+            last = (r, c)
+    counts = {}
+    for family, parts in occurrences.items():
+        if parts:
+            keys, n = np.unique(np.concatenate(parts), return_counts=True)
+            counts.update({(family, key): [count, 0, 0] for key, count in zip(keys.tolist(), n.tolist())})
+    for key, (occurrence, picked, result) in chosen.items():
+        row = counts.setdefault(key, [0, 0, 0])
+        row[0] += occurrence
+        row[1] += picked
+        row[2] |= result
+    return counts
+
+
+def as_counts(frame: pl.DataFrame) -> dict:
+    assert frame.schema == pl.Schema({"family": pl.String, "key": pl.Int64, "occurrence": pl.Int64,
+                                      "chosen": pl.Int64, "result": pl.Int64})
+    assert frame.select(["family", "key"]).is_duplicated().sum() == 0
+    return {(f, k): [o, c, r] for f, k, o, c, r in frame.iter_rows()}
+
+
+def merge(total: dict, part: dict) -> None:
+    for key, (o, c, r) in part.items():
+        row = total.setdefault(key, [0, 0, 0])
+        row[0] += o
+        row[1] += c
+        row[2] |= r
+
+
+# ---------------------------------------------------------------------------------------------
+# Real games: sgfmill's parser; our coordinates from the raw SGF points ('pd' = col 15, row 3).
+
+
+def raw_point(value: bytes, size: int) -> tuple[int, int]:
+    text = value.decode("ascii")
+    if text == "" or (text == "tt" and size <= 19):
+        return -1, -1
+    return LETTERS.index(text[1]), LETTERS.index(text[0])
+
+
+@pytest.fixture(scope="module")
+def real_games(tiny_archive) -> list[tuple[GameMoves, boards.Board, list]]:
+    """~20 tiny-corpus games with moves, two of them with handicap stones, legal prefixes."""
+    games, handicap = [], 0
+    with tarfile.open(tiny_archive) as tar:
+        for member in tar.getmembers():
+            if not member.name.endswith(".sgf"):
+                continue
+            game = sgf.Sgf_game.from_bytes(tar.extractfile(member).read())
+            root, size = game.get_root(), game.get_size()
+            nodes = game.get_main_sequence()[1:]
+            has_setup = root.has_property("AB") or root.has_property("AW")
+            if len(nodes) < 20 or (has_setup and handicap == 2) or (not has_setup and len(games) - handicap >= 18):
+                continue
+            setup = [(colour, *raw_point(v, size)) for colour, prop in ((B, "AB"), (W, "AW"))
+                     if root.has_property(prop) for v in root.get_raw_list(prop)]
+            moves = []
+            for node in nodes:
+                colour, value = node.get_raw_move()
+                if colour is not None:
+                    moves.append((B if colour == "b" else W, *raw_point(value, size)))
+            setup_arr = np.array(setup, dtype=np.int16).reshape(-1, 3)
+            moves_arr = np.array(moves, dtype=np.int16).reshape(-1, 3)
+            legal, _ = replay(size, setup_arr, moves_arr)
+            start = boards.Board(size)
+            for colour, (row, col) in [("b", p) for p in root.get_setup_stones()[0]] + \
+                                      [("w", p) for p in root.get_setup_stones()[1]]:
+                start.play(row, col, colour)
+            plays = [node.get_move() for node in nodes if node.get_move()[0] is not None][:legal]
+            games.append((GameMoves(size, setup_arr, moves_arr[:legal]), start, plays))
+            handicap += has_setup
+            if len(games) == 20:
+                break
+    assert len(games) == 20 and handicap == 2
+    return games
+
+
+def test_all_families_match_the_reference_on_real_games(real_games):
+    frame, chosen_events = extract_patterns([game for game, _, _ in real_games])
+    expected = reference_counts([(game.board_size, start, plays) for game, start, plays in real_games])
+    got = as_counts(frame)
+    for family in DEFAULT_FAMILIES:
+        mine = {k: v for k, v in got.items() if k[0] == family}
+        theirs = {k: v for k, v in expected.items() if k[0] == family}
+        assert len(mine) == len(theirs), family
+        assert mine == theirs, family
+        assert chosen_events[family] == sum(v[1] for v in theirs.values())
+    assert set(frame["family"].unique(maintain_order=True)) == set(DEFAULT_FAMILIES)
+
+
+def test_totals_on_real_games(real_games):
+    games = [game for game, _, _ in real_games]
+    frame, chosen_events = extract_patterns(games)
+    sums = {f: (o, c) for f, o, c in frame.group_by("family").agg(pl.col("occurrence").sum(),
+                                                                   pl.col("chosen").sum()).iter_rows()}
+    candidates, board_moves = 0, 0
+    for game, start, plays in real_games:
+        board = start.copy()
+        for colour, point in plays:
+            if point is not None:
+                candidates += sum(board.get(r, c) is None for r in range(game.board_size)
+                                  for c in range(game.board_size))
+                board_moves += 1
+                board.play(point[0], point[1], colour)
+    for family in ("sq3", "sq5", "dia13"):
+        assert sums[family] == (candidates, board_moves) and chosen_events[family] == board_moves
+    assert sums["blk4"] == (4 * candidates, 4 * board_moves) and chosen_events["blk4"] == 4 * board_moves
+    assert sums["d12"][1] == chosen_events["d12"] > 0
+    assert (frame["chosen"] <= frame["occurrence"]).all()
+    assert (frame.filter(pl.col("family") != "blk4")["result"] == 0).all()
+
+
+def test_one_shard_equals_the_sum_of_single_games(real_games):
+    games = [game for game, _, _ in real_games[:4]]
+    whole = as_counts(extract_patterns(games, families=("sq3", "blk4", "d12"))[0])
+    parts: dict = {}
+    for game in games:
+        merge(parts, as_counts(extract_patterns([game], families=("sq3", "blk4", "d12"))[0]))
+    assert whole == parts
+
+
+# ---------------------------------------------------------------------------------------------
+# Random games on small boards: many captures, passes, edges everywhere.
+
+
+def legal_here(oracle: RulesOracle, colour: int, r: int, c: int) -> bool:
+    trial = RulesOracle(oracle.size)
+    trial.cells = [row[:] for row in oracle.cells]
+    trial.ko = oracle.ko
+    return trial.play(colour, r, c) is None
+
+
+@st.composite
+def random_games(draw):
+    size = draw(st.one_of(st.integers(2, 9), st.just(25)))
+    oracle = RulesOracle(size)
+    setup = []
+    for _ in range(draw(st.integers(0, 3))):
+        colour, r, c = draw(st.sampled_from((B, W))), draw(st.integers(0, size - 1)), draw(st.integers(0, size - 1))
+        if legal_here(oracle, colour, r, c) and not any(
+            oracle.cells[rr][cc] == 3 - colour and len(oracle.chain(rr, cc)[1]) == 1 for rr, cc in oracle.neighbours(r, c)
+        ):  # setup stones never capture: keep only those that take no chain's last liberty
+            setup.append((colour, r, c))
+            oracle.cells[r][c] = colour
+    moves, colour = [], B
+    for _ in range(draw(st.integers(0, 60))):
+        if draw(st.integers(0, 9)) == 0:
+            moves.append((colour, -1, -1))
+            oracle.play(colour, -1, -1)
+        else:
+            legal = [(r, c) for r in range(size) for c in range(size) if legal_here(oracle, colour, r, c)]
+            if not legal:
+                break
+            r, c = draw(st.sampled_from(legal))
+            assert oracle.play(colour, r, c) is None
+            moves.append((colour, r, c))
+        colour = 3 - colour
+    return size, setup, moves
+
+
+def sgfmill_start(size: int, setup: list) -> tuple[boards.Board, list]:
+    start = boards.Board(size)
+    for colour, r, c in setup:
+        start.play(size - 1 - r, c, "b" if colour == B else "w")
+    return start
+
+
+@settings(max_examples=40, deadline=None)
+@given(games=st.lists(random_games(), min_size=1, max_size=3))
+def test_all_families_match_the_reference_on_random_small_board_games(games):
+    packed, reference_games = [], []
+    for size, setup, moves in games:
+        packed.append(GameMoves(size, np.array(setup, dtype=np.int16).reshape(-1, 3),
+                                np.array(moves, dtype=np.int16).reshape(-1, 3)))
+        plays = [("b" if colour == B else "w", None if r < 0 else (size - 1 - r, c)) for colour, r, c in moves]
+        reference_games.append((size, sgfmill_start(size, setup), plays))
+    expected = reference_counts(reference_games)
+    frame, chosen_events = extract_patterns(packed)
+    assert as_counts(frame) == expected
+    for family in DEFAULT_FAMILIES:
+        assert chosen_events[family] == sum(v[1] for k, v in expected.items() if k[0] == family)
+
+
+# ---------------------------------------------------------------------------------------------
+# d12 by hand (DESIGN §4, seed 000).
+
+
+def d12_frame(setup: list, moves: list, size: int = 19) -> dict:
+    game = GameMoves(size, np.array(setup, dtype=np.int16).reshape(-1, 3), np.array(moves, dtype=np.int16).reshape(-1, 3))
+    frame, chosen_events = extract_patterns([game], families=("d12",))
+    counts = {key: (o, c) for _, key, o, c, _ in frame.iter_rows()}
+    assert chosen_events["d12"] == sum(c for _, c in counts.values())
+    return counts
+
+
+def test_d12_worked_example_of_the_seed():
+    # black stone above L; white plays L in the centre; black answers below L
+    counts = d12_frame(setup=[(B, 7, 9)], moves=[(W, 9, 9), (B, 11, 9)])
+    example = parse_key("110000020000013000003000003")
+    assert counts[example] == (1, 1)
+    # black on (0,1) instead: the hand-computed hash, white keeps 3 liberties, the new stone 3
+    assert counts[parse_key("1" "1000002100000" "3000003300000")] == (1, 0)
+    # one key per empty diamond point (11: the black stone fills one), all black to move
+    assert len(counts) == 11 and sum(o for o, _ in counts.values()) == 11
+    assert all(key >> 52 == 1 for key in counts)
+
+
+def test_d12_liberties_are_counted_with_no_captures_removed():
+    # white plays into black's mouth at L; black fills the last liberty below: white keeps 0 liberties
+    counts = d12_frame(setup=[(B, 8, 9), (B, 9, 8), (B, 9, 10)], moves=[(W, 9, 9), (B, 10, 9)])
+    assert counts[parse_key("1" "0010012100100" "0030030300300")] == (1, 1)
+
+
+def test_d12_chain_liberties_and_opponent_losing_one():
+    # a black chain of two (L's neighbours) and white L with two liberties before S is placed
+    counts = d12_frame(setup=[(B, 8, 9), (B, 8, 10), (B, 9, 8)], moves=[(W, 9, 9), (B, 9, 10)])
+    # S = (0,1): black stone joins (8,10) -> chain (8,9),(8,10),(9,10) with liberties
+    # (7,9),(8,8),(7,10),(8,11),(9,11),(10,10) -> 3; white L keeps only (10,9) -> 1
+    key = parse_key("1" "0011012100000" "0033031300000")
+    assert counts[key] == (1, 1)
+
+
+@pytest.mark.parametrize(("last", "rows"), [((1, 9), 0), ((9, 1), 0), ((17, 9), 0), ((9, 17), 0),
+                                            ((0, 0), 0), ((2, 9), 12), ((9, 16), 12), ((16, 16), 12)])
+def test_d12_last_move_on_the_first_or_second_line_is_skipped(last, rows):
+    counts = d12_frame(setup=[], moves=[(W, *last), (B, 5, 5)])
+    assert sum(o for o, _ in counts.values()) == rows
+
+
+def test_d12_pass_resets_the_last_move_and_the_first_move_has_none():
+    assert d12_frame(setup=[], moves=[(B, 9, 9)]) == {}
+    assert d12_frame(setup=[], moves=[(B, 9, 9), (W, -1, -1), (B, 5, 5)]) == {}
+    assert sum(o for o, _ in d12_frame(setup=[], moves=[(B, 9, 9), (W, 5, 5)]).values()) == 12
+    # a position followed by a pass is not counted either: white to move before the pass
+    counts = d12_frame(setup=[], moves=[(B, 9, 9), (W, 5, 5), (B, -1, -1)])
+    assert all(key >> 52 == 2 for key in counts) and sum(o for o, _ in counts.values()) == 12
+
+
+# ---------------------------------------------------------------------------------------------
+# Candidate families and blocks by hand on a 2x2 board.
+
+
+def test_candidate_families_on_a_two_by_two_board():
+    game = GameMoves(2, np.zeros((0, 3), dtype=np.int16), np.array([(B, 0, 0), (W, 1, 1)], dtype=np.int16))
+    frame, chosen_events = extract_patterns([game], families=("sq3", "blk4"))
+    counts = {(f, k): (o, c, r) for f, k, o, c, r in frame.iter_rows()}
+    # first position (black to move, empty board): one key per corner; black plays the top left
+    assert counts[("sq3", parse_key("1" "333" "300" "300"))] == (1, 1, 0)
+    assert counts[("sq3", parse_key("1" "333" "003" "003"))] == (1, 0, 0)
+    # second position: white to move, black on (0,0); white plays (1,1)
+    assert counts[("sq3", parse_key("2" "310" "300" "333"))] == (1, 0, 0)  # candidate (1,0)
+    assert counts[("sq3", parse_key("2" "103" "003" "333"))] == (1, 1, 0)  # (1,1), played
+    assert chosen_events == {"sq3": 2, "blk4": 8}
+    # the 4x4 block whose top-left cell is the board's (0,0): its centre 2x2 holds only (1,1) on the board.
+    # Quadrant order A-1 A-2 A-3 A-4 = board (0,0) (0,1) (1,0) (1,1); B, C, D cells are all off the board.
+    # White plays (1,1) = cell A-4: result 10 in A-4's two bits.
+    block = parse_key("2" "1000" "3333" "3333" "3333")
+    assert counts[("blk4", block)] == (1, 1, 2 << (2 * (15 - 3)))
+
+
+def test_blk4_result_mask_marks_who_played_where():
+    # on an empty 19x19 board black plays (9,9): it sits in cell A-4 of the block with top-left (8,8)
+    game = GameMoves(19, np.zeros((0, 3), dtype=np.int16), np.array([(B, 9, 9)], dtype=np.int16))
+    frame, _ = extract_patterns([game], families=("blk4",))
+    empty_block = 1 << 32
+    row = frame.filter(pl.col("key") == empty_block).row(0, named=True)
+    # the four blocks around (9,9) have the same (empty) key: chosen 4, p sits once in each centre cell
+    # A-4, B-4, C-4, D-4 -> mask 01 in each of those 2-bit cells
+    mask = sum(1 << (2 * (15 - BLOCK_ORDER.index(name))) for name in ("A-4", "B-4", "C-4", "D-4"))
+    assert row["chosen"] == 4 and row["result"] == mask
+    # a 4x4 block lies wholly on a 19x19 board at 16 x 16 places, each with 4 empty centre cells
+    assert row["occurrence"] == 16 * 16 * 4
+
+
+# ---------------------------------------------------------------------------------------------
+# Registry, stones, diagrams, errors.
+
+
+def test_registry_layouts_and_groups():
+    assert DEFAULT_FAMILIES == ("d12", "sq3", "sq5", "dia13", "blk4")
+    assert {name: FAMILIES[name].layout.n_digits for name in DEFAULT_FAMILIES} == {
+        "d12": 27, "sq3": 10, "sq5": 26, "dia13": 14, "blk4": 17}
+    d12 = FAMILIES["d12"]
+    assert d12.group(8).order == 8 and d12.group(16).order == 16
+    example = parse_key("110000020000013000003000003")
+    for symmetries in (8, 16):
+        assert d12.group(symmetries).canonical(example) == parse_key("100001020100000000303030000")
+    with pytest.raises(ValueError):
+        d12.group(4)
+
+
+def test_stones_and_diagram():
+    example = parse_key("110000020000013000003000003")
+    assert stones("d12", np.array([example, 1 << 52])).tolist() == [3, 0]
+    assert diagram("d12", example) == "\n".join([
+        "Black to move",
+        "  X      3",
+        " ...    000",
+        "..O..  00300",
+        " ...    000",
+        "  X      3",
+    ])
+    assert diagram("sq3", parse_key("2" "333" "310" "302")) == "White to move\n###\n#X.\n#.O"
+    assert stones("sq3", np.array([parse_key("2" "333" "310" "302")])).tolist() == [2]
+    with pytest.raises(ValueError):
+        diagram("sq3", parse_key("0" "000" "000" "000"))
+
+
+def test_bad_input_is_a_value_error():
+    legal = GameMoves(5, np.zeros((0, 3), dtype=np.int16), np.array([(B, 0, 0)], dtype=np.int16))
+    with pytest.raises(ValueError):
+        extract_patterns([legal], families=("nope",))
+    illegal = GameMoves(5, np.zeros((0, 3), dtype=np.int16), np.array([(B, 0, 0), (W, 0, 0)], dtype=np.int16))
+    with pytest.raises(ValueError, match="occupied"):
+        extract_patterns([legal, illegal])
+    off = GameMoves(5, np.zeros((0, 3), dtype=np.int16), np.array([(B, 5, 0)], dtype=np.int16))
+    with pytest.raises(ValueError, match="off_board"):
+        extract_patterns([off])
+    frame, chosen_events = extract_patterns([])
+    assert frame.is_empty() and chosen_events == dict.fromkeys(DEFAULT_FAMILIES, 0)

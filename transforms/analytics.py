@@ -1,0 +1,392 @@
+"""Building the analytics tables in DuckDB from games, moves and pattern_stats."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib.resources import files
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from transforms.counting import game_counts_frame
+from transforms.patterns import FAMILIES
+from transforms.symmetry import Group
+
+# Template cells: the key digits '0' empty, '1' black, '2' white, '3' off-board, then the wildcards
+# '?' (empty, black or white), 'o' (white or empty), 'x' (black or empty); a wildcard never covers
+# off-board. Code = index in SYMBOLS, so code order = character order = canonical order. A template
+# of n digits is packed into an int64, 3 bits a cell, first cell most significant.
+SYMBOLS = "0123?ox"
+_CODE_SETS = np.array([0b0001, 0b0010, 0b0100, 0b1000, 0b0111, 0b0101, 0b0011], dtype=np.uint8)  # bit v = value v
+_CODE_OF_SET = np.full(16, 255, dtype=np.uint8)
+_CODE_OF_SET[_CODE_SETS] = np.arange(len(SYMBOLS), dtype=np.uint8)
+_WILDCARDS = (4, 5, 6)
+_ASCII = np.frombuffer(SYMBOLS.encode(), dtype=np.uint8)
+MAX_TEMPLATE_DIGITS = 21
+# Measured on pro-sample (48,298 games, 2.58e9 candidate occurrences per family): with
+# occurrence >= 100,000, sq3 keeps 1,176 (8 symmetries) / 764 (16) canonical patterns and dia13
+# 1,671 / 1,484, giving a few hundred maximal templates each in seconds. At 10,000 sq3 is almost
+# complete (2,011 of 2,214 patterns: templates collapse to all-'?') and at 1 dia13's lattice would
+# hold ~10^8 templates.
+DEFAULT_MIN_OCCURRENCE = 100_000
+
+
+def sql_text(name: str) -> str:
+    """The text of ``transforms/sql/<name>.sql``."""
+    return files("transforms").joinpath("sql", f"{name}.sql").read_text()
+
+
+def _run(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    con.execute(sql_text(name))
+
+
+def _positive(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return value
+
+
+def _opening_games(con: duckdb.DuckDBPyConnection, moves: int) -> None:
+    """D4 macros and the temp table ``opening_games`` of the first ``moves`` moves."""
+    con.execute("SET VARIABLE opening_moves = ?", [moves])
+    _run(con, "fuseki__d4")
+    _run(con, "fuseki__games")
+
+
+def build_fuseki(con: duckdb.DuckDBPyConnection, *, moves: int = 10) -> None:
+    """Create table ``fuseki``: the first ``moves`` moves as canonical sequences and positions.
+
+    Needs tables ``games`` and ``moves``; definitions in ``transforms/sql/fuseki.sql``.
+    """
+    _opening_games(con, _positive("moves", moves))
+    _run(con, "fuseki")
+
+
+def build_opening_tree(con: duckdb.DuckDBPyConnection, *, moves: int = 10) -> None:
+    """Create table ``opening_tree``: canonical position after k moves -> next move, k = 0..moves-1.
+
+    Needs tables ``games`` and ``moves``; definitions in ``transforms/sql/opening_tree.sql``.
+    """
+    _opening_games(con, _positive("moves", moves))
+    _run(con, "opening_tree")
+
+
+def _opening_lines(con: duckdb.DuckDBPyConnection, moves: int, top: int) -> tuple[int, list[tuple]]:
+    """Number of opening games and the ``top`` rows of ``transforms/sql/fuseki__lines.sql``."""
+    _opening_games(con, moves)
+    try:
+        con.execute("SET VARIABLE opening_top = ?", [top])
+        rows = con.execute(sql_text("fuseki__lines")).fetchall()
+        total = con.execute("SELECT count(DISTINCT game_id) FROM opening_games").fetchall()[0][0]
+    finally:
+        con.execute("DROP TABLE IF EXISTS temp.opening_games")
+    return total, rows
+
+
+def openings_text(con: duckdb.DuckDBPyConnection, *, moves: int = 6, top: int = 10) -> str:
+    """The most common opening lines as readable text (``gopat openings``).
+
+    One line per canonical sequence of the first ``moves`` moves of the opening games (as in
+    table fuseki: 19x19, no handicap, up to the 8 symmetries, Black first), most games first:
+    rank, games, share of the opening games, Black's win rate among known results, and the moves
+    as ``B dd  W pp ...``. Needs tables ``games`` and ``moves``.
+    """
+    total, rows = _opening_lines(con, _positive("moves", moves), _positive("top", top))
+    lines = [
+        f"Most common openings: first {moves} moves of {total} games "
+        f"(19x19, no handicap; equal up to the 8 symmetries of the board)",
+        f"{'rank':>4} {'games':>6} {'share':>6} {'B win':>6}  moves",
+    ]
+    for rank, (sequence, games, rate) in enumerate(rows, start=1):
+        spelled = "  ".join(f"{'BW'[i % 2]} {point}" for i, point in enumerate(sequence.split(" ")))
+        win = "-" if rate is None else f"{rate:.0%}"
+        lines.append(f"{rank:>4} {games:>6} {games / total:>6.1%} {win:>6}  {spelled}")
+    if not rows:
+        lines.append("(no game has that many opening moves)")
+    return "\n".join(lines) + "\n"
+
+
+def build_game_counts(con: duckdb.DuckDBPyConnection, *, max_moves: int = 8, board_size: int = 19) -> None:
+    """Create table ``game_counts``: distinct N-move sequences and positions modulo the 8 symmetries.
+
+    Rows for N = 1..``max_moves`` from :func:`transforms.counting.game_counts_frame` (exact decimal
+    strings plus float approximations); ``transforms/sql/game_counts.sql``.
+    """
+    frame = game_counts_frame(_positive("max_moves", max_moves), board_size=_positive("board_size", board_size))
+    con.register("game_counts_input", frame.to_arrow())
+    try:
+        _run(con, "game_counts")
+    finally:
+        con.unregister("game_counts_input")
+
+
+def _template_group(family: str, symmetry: int) -> Group:
+    if family not in FAMILIES:
+        raise ValueError(f"unknown pattern family {family!r}")
+    layout = FAMILIES[family].layout
+    if layout.planes != ("stone",) or layout.n_digits > MAX_TEMPLATE_DIGITS:
+        raise ValueError(f"family {family} has no don't-care templates (stone plane of <= 20 points only)")
+    return FAMILIES[family].group(symmetry)
+
+
+def _pack(codes: np.ndarray) -> np.ndarray:
+    """Rows of cell codes (uint8, one row per template) as int64 values, first cell most significant."""
+    n = codes.shape[1]
+    shifts = 3 * np.arange(n - 1, -1, -1, dtype=np.int64)
+    return (codes.astype(np.int64) << shifts).sum(axis=1)
+
+
+def _unpack(packed: np.ndarray, n: int) -> np.ndarray:
+    shifts = 3 * np.arange(n - 1, -1, -1, dtype=np.int64)
+    return ((packed[:, None] >> shifts) & 7).astype(np.uint8)
+
+
+def _parse_templates(templates: Sequence[str], n: int) -> np.ndarray:
+    """Packed int64 values of template strings of length ``n`` (symbols of :data:`SYMBOLS`)."""
+    text = np.asarray(templates, dtype=f"S{n}")
+    codes = np.frombuffer(text.tobytes(), dtype=np.uint8).reshape(-1, n)
+    lookup = np.full(256, 255, dtype=np.uint8)
+    lookup[_ASCII] = np.arange(len(SYMBOLS), dtype=np.uint8)
+    codes = lookup[codes]
+    if codes.size and ((codes == 255).any() or any(len(t) != n for t in templates)):
+        raise ValueError(f"templates must be strings of {n} symbols from {SYMBOLS!r}")
+    return _pack(codes.reshape(-1, n))
+
+
+def _template_strings(packed: np.ndarray, n: int) -> np.ndarray:
+    """Template strings of packed values (inverse of :func:`_parse_templates`)."""
+    codes = _unpack(np.asarray(packed, dtype=np.int64), n)
+    return np.ascontiguousarray(_ASCII[codes]).view(f"S{n}").ravel().astype(f"U{n}")
+
+
+class _Action:
+    """A group acting on packed templates: digits are permuted, value sets mapped element-wise."""
+
+    def __init__(self, group: Group) -> None:
+        self.n = group.n_digits
+        self.perms = np.array([element.perm for element in group.elements], dtype=np.intp)
+        self.tables = np.zeros((group.order, self.n, 8), dtype=np.uint8)
+        for g, element in enumerate(group.elements):
+            for i, value_map in enumerate(element.maps):
+                for code, values in enumerate(_CODE_SETS):
+                    image = sum(1 << value_map[v] for v in range(4) if values >> v & 1)
+                    self.tables[g, i, code] = _CODE_OF_SET[image]
+
+    def variants(self, packed: np.ndarray) -> np.ndarray:
+        """Packed images under every element: shape (order, N)."""
+        codes = _unpack(packed, self.n)
+        positions = np.arange(self.n)
+        return np.stack([_pack(table[positions, codes[:, perm]]) for perm, table in zip(self.perms, self.tables)])
+
+    def canonical(self, packed: np.ndarray) -> np.ndarray:
+        """The smallest image of each packed template."""
+        return self.variants(packed).min(axis=0) if packed.size else packed
+
+
+def _merges(variants: np.ndarray, fresh: np.ndarray, n: int) -> np.ndarray:
+    """Packed templates made by one merge step in which at least one member is ``fresh``.
+
+    ``variants`` holds every image of every known template. For each cell c and wildcard W, the
+    variants that agree on all other cells and whose value set at c lies inside W form a group;
+    when their value sets together make up W and none is W already, they merge into W at c.
+    """
+    found = []
+    for cell in range(1, n):
+        shift = 3 * (n - 1 - cell)
+        values = _CODE_SETS[(variants >> shift) & 7]
+        on_board = values < 0b1000
+        blanked = variants[on_board] & ~np.int64(7 << shift)
+        values, row_fresh = values[on_board], fresh[on_board]
+        groups, member_of = np.unique(blanked, return_inverse=True)
+        for wildcard in _WILDCARDS:
+            wanted = _CODE_SETS[wildcard]
+            inside = values & wanted == values
+            union = np.zeros(groups.size, dtype=np.uint8)
+            np.bitwise_or.at(union, member_of[inside], values[inside])
+            present = np.zeros(groups.size, dtype=bool)
+            present[member_of[inside & (values == wanted)]] = True
+            touched = np.zeros(groups.size, dtype=bool)
+            touched[member_of[inside & row_fresh]] = True
+            merged = (union == wanted) & ~present & touched
+            found.append(groups[merged] | np.int64(wildcard << shift))
+    return np.concatenate(found)
+
+
+def dont_care_lattice(keys: Sequence[str], group: Group) -> tuple[np.ndarray, np.ndarray]:
+    """The maximal don't-care templates of a set of canonical concrete keys, and all templates.
+
+    A template (see :data:`SYMBOLS`) is valid when every concrete pattern it stands for is, up to
+    ``group``, one of ``keys``. Valid templates are built by merging to a fixpoint: a cell becomes
+    a wildcard W where valid templates that differ only in that cell, with value sets inside W,
+    together cover W. A template is maximal when no valid template has one cell more general.
+    Returns (maximal, all) as sorted arrays of canonical template strings, concrete keys excluded.
+    """
+    n = group.n_digits
+    if len(keys) == 0:
+        return np.empty(0, dtype=f"U{n}"), np.empty(0, dtype=f"U{n}")
+    if any(set(key) - set("0123") for key in keys):
+        raise ValueError("concrete keys are digit strings 0..3")
+    action = _Action(group)
+    concrete = np.unique(_parse_templates(keys, n))
+    known, fresh = concrete, concrete
+    variants = action.variants(concrete).ravel()
+    fresh_variants = np.ones(variants.size, dtype=bool)
+    while fresh.size:
+        created = np.unique(action.canonical(_merges(variants, fresh_variants, n)))
+        fresh = np.setdiff1d(created, known, assume_unique=True)
+        known = np.union1d(known, fresh)
+        new_variants = action.variants(fresh).ravel()
+        variants = np.concatenate([variants, new_variants])
+        fresh_variants = np.zeros(variants.size, dtype=bool)
+        fresh_variants[variants.size - new_variants.size:] = True
+    templates = np.setdiff1d(known, concrete, assume_unique=True)
+    maximal = np.ones(templates.size, dtype=bool)
+    for cell in range(1, n):
+        shift = 3 * (n - 1 - cell)
+        values = _CODE_SETS[(templates >> shift) & 7]
+        for wildcard in _WILDCARDS:
+            grows = (values & _CODE_SETS[wildcard] == values) & (values != _CODE_SETS[wildcard])
+            general = (templates[grows] & ~np.int64(7 << shift)) | np.int64(wildcard << shift)
+            maximal[np.flatnonzero(grows)[np.isin(action.canonical(general), known)]] = False
+    return _template_strings(templates[maximal], n), _template_strings(templates, n)
+
+
+def _template_cover(templates: Sequence[str], group: Group) -> tuple[np.ndarray, np.ndarray]:
+    """The canonical concrete keys each template stands for: (template index, key string) pairs.
+
+    Every wildcard is expanded to each value of its set; the concrete patterns are canonicalised
+    under ``group`` and repeats within one template (symmetric expansions) are dropped.
+    """
+    n = group.n_digits
+    packed = _parse_templates(templates, n)
+    owner = np.arange(packed.size, dtype=np.int64)
+    for cell in range(1, n):
+        shift = 3 * (n - 1 - cell)
+        codes = (packed >> shift) & 7
+        parts, owners = [packed[codes < 4]], [owner[codes < 4]]
+        for wildcard in _WILDCARDS:
+            rows = codes == wildcard
+            for value in range(3):
+                if _CODE_SETS[wildcard] >> value & 1:
+                    parts.append((packed[rows] & ~np.int64(7 << shift)) | np.int64(value << shift))
+                    owners.append(owner[rows])
+        packed, owner = np.concatenate(parts), np.concatenate(owners)
+    digits = _unpack(packed, n).astype(np.int64)
+    keys = (digits << (2 * np.arange(n - 1, -1, -1, dtype=np.int64))).sum(axis=1)
+    canonical, _, _ = group.canonicalize(keys)
+    pairs = np.unique(np.stack([owner, canonical], axis=1), axis=0)
+    key_digits = (pairs[:, 1:2] >> (2 * np.arange(n - 1, -1, -1, dtype=np.int64))) & 3
+    key_text = np.ascontiguousarray(_ASCII[key_digits]).view(f"S{n}").ravel().astype(f"U{n}")
+    return pairs[:, 0], key_text
+
+
+def template_diagram(family: str, template: str) -> str:
+    """Printable diagram of a template: the colour to move, then rows of ``.XO#`` and ``?ox``."""
+    layout = FAMILIES[family].layout
+    points = np.array(layout.points)
+    cells = np.round(points - points.min(axis=0)).astype(int)
+    height, width = cells.max(axis=0) + 1
+    grid = [[" "] * width for _ in range(height)]
+    for (r, c), symbol in zip(cells, template[1:]):
+        grid[r][c] = ".XO#?ox"[SYMBOLS.index(symbol)]
+    lines = ["".join(row).rstrip() for row in grid]
+    return "\n".join([("Black" if template[0] == "1" else "White") + " to move", *lines])
+
+
+def build_dont_care_templates(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    families: Sequence[str] = ("sq3", "dia13"),
+    min_occurrence: int = DEFAULT_MIN_OCCURRENCE,
+) -> None:
+    """Create table ``dont_care_templates``: maximal don't-care templates per family and symmetry.
+
+    Works on the ``pattern_stats`` rows of each family and symmetry (8 and 16) with occurrence >=
+    ``min_occurrence``; see :func:`dont_care_lattice` and ``transforms/sql/dont_care_templates.sql``.
+    Families need a stone plane only (not d12) of at most 20 points (not sq5).
+    """
+    _positive("min_occurrence", min_occurrence)
+    if isinstance(families, str) or len(set(families)) != len(families):
+        raise ValueError("families must be a sequence of distinct family names")
+    groups = {(family, symmetry): _template_group(family, symmetry) for family in families for symmetry in (8, 16)}
+    con.execute("SET VARIABLE template_min_occurrence = ?", [min_occurrence])
+    _run(con, "dont_care_templates__init")
+    for (family, symmetry), group in groups.items():
+        con.execute("SET VARIABLE template_family = ?", [family])
+        con.execute("SET VARIABLE template_symmetry = ?", [symmetry])
+        keys = [key for (key,) in con.execute(sql_text("dont_care_templates__patterns")).fetchall()]
+        maximal, _ = dont_care_lattice(keys, group)
+        owner, covered = _template_cover(maximal, group)
+        con.register("template_input", pa.table({
+            "template": maximal.tolist(),
+            "diagram": [template_diagram(family, t) for t in maximal.tolist()],
+        }))
+        con.register("template_cover_input", pa.table({"template": maximal[owner].tolist(), "key": covered.tolist()}))
+        try:
+            _run(con, "dont_care_templates__append")
+        finally:
+            con.unregister("template_input")
+            con.unregister("template_cover_input")
+    _run(con, "dont_care_templates")
+
+
+def export_gnugo(
+    con: duckdb.DuckDBPyConnection, *, family: str = "sq3", symmetry: int = 8, top: int | None = None
+) -> str:
+    """The templates of one square family in GNU Go's pattern-database syntax (``patterns.db``).
+
+    One ``Pattern`` block per template, most occurrences first (``top`` blocks, all when None):
+    a comment with the counts, the diagram relative to the player to move (``O`` mover, ``X``
+    opponent, ``.`` empty, ``*`` the move, ``o`` O or empty, ``x`` X or empty, ``?`` any point
+    on the board; off-board rows and columns drawn as the edge ``-``, ``|``, corner ``+``) and the
+    colon line ``:8,-,value(chosen)`` (all 8 orientations tried). Reads ``dont_care_templates``.
+    """
+    _template_group(family, symmetry)
+    layout = FAMILIES[family].layout
+    points = np.array(layout.points)
+    cells = np.round(points - points.min(axis=0)).astype(int)
+    size = int(np.sqrt(len(points)))
+    if size * size != len(points) or cells.max() != size - 1:
+        raise ValueError(f"GNU Go patterns are rectangles: family {family} is not a square")
+    if top is not None:
+        _positive("top", top)
+    con.execute("SET VARIABLE template_family = ?", [family])
+    con.execute("SET VARIABLE template_symmetry = ?", [symmetry])
+    con.execute("SET VARIABLE template_top = ?", [top])
+    rows = con.execute(sql_text("dont_care_templates__gnugo")).fetchall()
+    lines = [
+        f"# Don't-care templates of pattern family {family} ({symmetry} symmetries), Go pattern warehouse.",
+        "# O player to move, X opponent, . empty, * the move, o O or empty, x X or empty, ? any point;",
+        "# occurrence and chosen are the summed counts of the concrete patterns a template covers.",
+        "",
+    ]
+    centre = size // 2
+    for rank, (template, occurrence, chosen, patterns) in enumerate(rows, start=1):
+        grid = [[""] * size for _ in range(size)]
+        for (r, c), symbol in zip(cells, template[1:]):
+            grid[r][c] = symbol
+        lines += [
+            f"Pattern {family}_{symmetry}_{rank}",
+            f"# {chosen}/{occurrence} chosen/occurrence, covers {patterns} patterns, template {template}",
+            "",
+            *("".join(_gnugo_cell(grid, r, c, template[0], centre) for c in range(size)) for r in range(size)),
+            "",
+            f":8,-,value({chosen})",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _gnugo_cell(grid: list[list[str]], r: int, c: int, mover: str, centre: int) -> str:
+    """One cell of a GNU Go diagram (absolute colours of the template made relative to the mover)."""
+    symbol = grid[r][c]
+    if symbol == "3":
+        edge_row = all(cell == "3" for cell in grid[r])
+        edge_col = all(row[c] == "3" for row in grid)
+        return "+" if edge_row and edge_col else "-" if edge_row else "|"
+    if (r, c) == (centre, centre):
+        return "*"
+    own, other = ("1", "2") if mover == "1" else ("2", "1")
+    own_or_empty = "x" if mover == "1" else "o"
+    return {"0": ".", own: "O", other: "X", "?": "?", own_or_empty: "o"}.get(symbol, "x")

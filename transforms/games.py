@@ -1,0 +1,192 @@
+"""Rows of `games`, `moves` and `rejects` from archive members: parse, replay, normalise headers."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+
+from transforms.board import replay
+from transforms.errors import RejectError
+from transforms.parsing import GameRecord, parse_games
+from transforms.patterns import GameMoves
+
+HEADERS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
+GAMES_SCHEMA = {
+    "game_id": pl.String,
+    "source": pl.String,
+    "source_sha256": pl.String,
+    "member": pl.String,
+    "tree_index": pl.Int32,
+    **{name.lower(): pl.String for name in HEADERS},
+    "year": pl.Int32,
+    "winner": pl.String,
+    "komi": pl.Float64,
+    "handicap": pl.Int32,
+    "board_size": pl.Int32,
+    "move_count": pl.Int32,
+    "setup_stones": pl.Int32,
+    "encoding": pl.String,
+    "flags": pl.List(pl.String),
+    "sequence_sha1": pl.String,
+}
+MOVES_SCHEMA = {
+    "game_id": pl.String,
+    "move_number": pl.Int32,
+    "colour": pl.String,
+    "row": pl.Int16,
+    "col": pl.Int16,
+    "point": pl.String,
+}
+REJECTS_SCHEMA = {
+    "source": pl.String,
+    "source_sha256": pl.String,
+    "member": pl.String,
+    "reason": pl.String,
+    "message": pl.String,
+}
+# Fox stores komi scaled (KM[375] = 7.5); KataGo's table of the values seen in the wild.
+FOX_KOMI = {375: 7.5, 750: 7.5, 325: 6.5, 650: 6.5, 275: 5.5, 550: 5.5, 350: 7.0, 700: 7.0}
+YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@dataclass(slots=True)
+class IngestedShard:
+    """What a batch of members became: table frames plus replayable games keyed by game_id."""
+
+    games: pl.DataFrame
+    moves: pl.DataFrame
+    rejects: pl.DataFrame
+    replays: dict[str, GameMoves] = field(default_factory=dict)
+    files_ingested: int = 0
+
+
+def ingest_members(
+    members: Iterable[tuple[str, bytes]], *, source: str, source_sha256: str
+) -> IngestedShard:
+    """Parse and replay every member; a member that yields no game becomes one `rejects` row."""
+    game_rows: list[dict] = []
+    reject_rows: list[dict] = []
+    replays: dict[str, GameMoves] = {}
+    files_ingested = 0
+    for name, data in members:
+        try:
+            records = parse_games(data)
+        except RejectError as error:
+            reject_rows.append(reject_row(source, source_sha256, name, error.reason, str(error)))
+            continue
+        files_ingested += 1
+        for record in records:
+            game_id = f"{source_sha256[:12]}:{name}" + (f"#{record.tree_index}" if record.tree_index else "")
+            row, game = game_row(record, game_id=game_id)
+            row.update(source=source, source_sha256=source_sha256, member=name)
+            game_rows.append(row)
+            replays[game_id] = game
+    return IngestedShard(
+        games=pl.DataFrame(game_rows, schema=GAMES_SCHEMA),
+        moves=moves_frame(replays),
+        rejects=pl.DataFrame(reject_rows, schema=REJECTS_SCHEMA),
+        replays=replays,
+        files_ingested=files_ingested,
+    )
+
+
+def reject_row(source: str, sha256: str | None, member: str, reason: str, message: str) -> dict:
+    """One `rejects` row."""
+    return {"source": source, "source_sha256": sha256, "member": member, "reason": reason, "message": message}
+
+
+def game_row(record: GameRecord, *, game_id: str) -> tuple[dict, GameMoves]:
+    """The `games` row of a parsed record (without source columns) and its legal main line."""
+    setup = np.array(record.setup, dtype=np.int16).reshape(-1, 3)
+    moves = np.array(record.moves, dtype=np.int16).reshape(-1, 3)
+    legal, reason = replay(record.board_size, setup, moves)
+    flags = list(record.flags)
+    if reason is not None:
+        flags.append(f"illegal_{reason}")
+    moves = moves[:legal]
+    headers = record.headers
+    komi, komi_flag = parse_komi(headers.get("KM"))
+    if komi_flag:
+        flags.append(komi_flag)
+    digest = hashlib.sha1(np.int16(record.board_size).tobytes() + setup.tobytes() + b"|" + moves.tobytes())
+    row = {
+        "game_id": game_id,
+        "tree_index": record.tree_index,
+        **{name.lower(): headers.get(name) for name in HEADERS},
+        "year": parse_year(headers.get("DT")),
+        "winner": parse_winner(headers.get("RE")),
+        "komi": komi,
+        "handicap": parse_handicap(headers.get("HA")),
+        "board_size": record.board_size,
+        "move_count": len(moves),
+        "setup_stones": len(setup),
+        "encoding": record.encoding,
+        "flags": flags,
+        "sequence_sha1": digest.hexdigest(),
+    }
+    return row, GameMoves(board_size=record.board_size, setup=setup, moves=moves)
+
+
+def moves_frame(replays: dict[str, GameMoves]) -> pl.DataFrame:
+    """The `moves` rows of many games, built column-wise in one go."""
+    ids = list(replays)
+    counts = np.array([len(replays[i].moves) for i in ids], dtype=np.int64)
+    moves = np.concatenate([replays[i].moves for i in ids]) if ids else np.zeros((0, 3), np.int16)
+    colour, row, col = moves[:, 0], moves[:, 1], moves[:, 2]
+    on_board = row >= 0
+    letters = np.array(list(LETTERS))
+    points = np.char.add(letters[np.maximum(col, 0)], letters[np.maximum(row, 0)])
+    frame = pl.DataFrame(
+        {
+            "game_id": np.repeat(np.array(ids, dtype=object), counts),
+            "move_number": np.concatenate([np.arange(1, n + 1) for n in counts]) if ids else [],
+            "colour": np.where(colour == 1, "B", "W"),
+            "row": row,
+            "col": col,
+            "point": points,
+        },
+        schema=MOVES_SCHEMA,
+    )
+    return frame.with_columns(pl.when(pl.Series(on_board)).then(pl.col(c)) for c in ("row", "col", "point"))
+
+
+def parse_year(dt: str | None) -> int | None:
+    """First 4-digit number of DT within 1000..2999."""
+    match = YEAR.search(dt or "")
+    year = int(match.group(1)) if match else None
+    return year if year is not None and 1000 <= year <= 2999 else None
+
+
+def parse_winner(result: str | None) -> str | None:
+    """'B', 'W', 'D' (draw or jigo) or None from an RE value."""
+    text = (result or "").strip().upper()
+    if text.startswith(("B+", "W+")):
+        return text[0]
+    if text in {"0", "DRAW", "JIGO", "D"}:
+        return "D"
+    return None
+
+
+def parse_komi(km: str | None) -> tuple[float | None, str | None]:
+    """Komi and a flag: Fox's scaled values are repaired ('komi_scaled'), implausible ones dropped."""
+    try:
+        komi = float((km or "").strip())
+    except ValueError:
+        return None, "komi_unparsed" if km else None
+    if komi in FOX_KOMI:
+        return FOX_KOMI[int(komi)], "komi_scaled"
+    if not -50 <= komi <= 50:
+        return None, "komi_implausible"
+    return komi, None
+
+
+def parse_handicap(ha: str | None) -> int:
+    """HA as an integer, 0 when absent or unreadable."""
+    text = (ha or "").strip()
+    return int(text) if text.isdigit() else 0

@@ -1,0 +1,479 @@
+"""Symmetry groups built by closure from generators, and canonical pattern keys."""
+
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+MAX_DIGITS = 31
+PLANE_NAMES = ("stone", "liberty")
+
+_IDENTITY_MAP = (0, 1, 2, 3)
+_SWAP_MAP = (0, 2, 1, 3)
+_MAX_ORDER = 1024
+_BATCH = 1 << 18
+_BYTE_VALUES = np.arange(256, dtype=np.int64)
+
+# (row, col) of A-1, A-2, A-3, A-4, B-1, ..., D-4 in seed 002's quadrant arrangement:
+#   A-1 A-2  B-3 B-1
+#   A-3 A-4  B-4 B-2
+#   D-2 D-4  C-4 C-3
+#   D-1 D-3  C-2 C-1
+BLOCK4_POINTS: tuple[tuple[float, float], ...] = (
+    (0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0),
+    (0.0, 3.0), (1.0, 3.0), (0.0, 2.0), (1.0, 2.0),
+    (3.0, 3.0), (3.0, 2.0), (2.0, 3.0), (2.0, 2.0),
+    (3.0, 0.0), (2.0, 0.0), (3.0, 1.0), (2.0, 1.0),
+)  # fmt: skip
+
+# The 13-point diamond of radius 2 around (0, 0), read row by row (DESIGN §4, family d12).
+DIAMOND13_POINTS: tuple[tuple[float, float], ...] = (
+    (-2.0, 0.0),
+    (-1.0, -1.0), (-1.0, 0.0), (-1.0, 1.0),
+    (0.0, -2.0), (0.0, -1.0), (0.0, 0.0), (0.0, 1.0), (0.0, 2.0),
+    (1.0, -1.0), (1.0, 0.0), (1.0, 1.0),
+    (2.0, 0.0),
+)  # fmt: skip
+
+
+def square_points(size: int) -> tuple[tuple[float, float], ...]:
+    """(row, col) of a ``size`` x ``size`` square, row by row from the top left, origin (0, 0)."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"square size must be a positive int, got {size!r}")
+    return tuple((float(r), float(c)) for r in range(size) for c in range(size))
+
+
+@dataclass(frozen=True, slots=True)
+class KeyLayout:
+    """Geometry of a pattern key: digit 0 is the colour to move, then one digit plane per plane name.
+
+    ``points`` are (row, col) pairs with any origin; the dihedral group acts about their centroid.
+    ``planes`` is ``("stone",)`` or ``("stone", "liberty")``; each plane lists every point in order.
+    """
+
+    points: tuple[tuple[float, float], ...]
+    planes: tuple[str, ...] = ("stone",)
+
+    def __post_init__(self) -> None:
+        points = []
+        for point in self.points:
+            try:
+                row, col = point
+                points.append((float(row), float(col)))
+            except (TypeError, ValueError):
+                raise ValueError(f"a point is a (row, col) pair of numbers, got {point!r}") from None
+        planes = tuple(self.planes)
+        if not points:
+            raise ValueError("a key layout needs at least one point")
+        if not planes or planes[0] != "stone" or len(set(planes)) != len(planes):
+            raise ValueError(f"planes must start with 'stone' and be distinct, got {planes!r}")
+        unknown = set(planes) - set(PLANE_NAMES)
+        if unknown:
+            raise ValueError(f"unknown planes {sorted(unknown)!r}; known: {PLANE_NAMES!r}")
+        object.__setattr__(self, "points", tuple(points))
+        object.__setattr__(self, "planes", planes)
+        if self.n_digits > MAX_DIGITS:
+            raise ValueError(f"layout needs {self.n_digits} digits, at most {MAX_DIGITS} fit in int64")
+
+    @property
+    def n_digits(self) -> int:
+        """Key length: the colour digit plus one digit per point and plane."""
+        return 1 + len(self.points) * len(self.planes)
+
+
+def _check_n_digits(n_digits: int) -> int:
+    if isinstance(n_digits, bool) or not isinstance(n_digits, int) or not 1 <= n_digits <= MAX_DIGITS:
+        raise ValueError(f"n_digits must be an int in 1..{MAX_DIGITS}, got {n_digits!r}")
+    return n_digits
+
+
+def _as_int(value: int, what: str) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"{what} must be an int, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"{what} must be an int, got {value!r}") from None
+
+
+def _check_key(key: int, n_digits: int) -> int:
+    value = _as_int(key, "key")
+    if not 0 <= value < 4**n_digits:
+        raise ValueError(f"key {value} out of range for {n_digits} base-4 digits")
+    return value
+
+
+def encode(digits: Sequence[int]) -> int:
+    """Encode base-4 digits (most significant first) as an int."""
+    digits = tuple(_as_int(d, "digit") for d in digits)
+    _check_n_digits(len(digits))
+    key = 0
+    for digit in digits:
+        if not 0 <= digit <= 3:
+            raise ValueError(f"digits must be 0..3, got {digit!r}")
+        key = key * 4 + digit
+    return key
+
+
+def decode(key: int, n_digits: int) -> tuple[int, ...]:
+    """The ``n_digits`` base-4 digits of ``key``, most significant first."""
+    value = _check_key(key, _check_n_digits(n_digits))
+    return tuple((value >> (2 * (n_digits - 1 - i))) & 3 for i in range(n_digits))
+
+
+def key_string(key: int, n_digits: int) -> str:
+    """The key as a text of ``n_digits`` digits 0..3, e.g. ``'110000020000013000003000003'``."""
+    return "".join(str(d) for d in decode(key, n_digits))
+
+
+def parse_key(text: str) -> int:
+    """Inverse of :func:`key_string` (the length is not kept)."""
+    if not isinstance(text, str) or not text or set(text) - set("0123"):
+        raise ValueError(f"a key text is a non-empty string of digits 0..3, got {text!r}")
+    _check_n_digits(len(text))
+    return int(text, 4)
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """One symmetry acting on keys: ``new_digits[i] = maps[i][old_digits[perm[i]]]``.
+
+    ``perm`` is a permutation of the digit positions and every ``maps[i]`` a permutation of 0..3.
+    """
+
+    perm: tuple[int, ...]
+    maps: tuple[tuple[int, int, int, int], ...]
+
+    def __post_init__(self) -> None:
+        perm = tuple(int(p) for p in self.perm)
+        maps = tuple(tuple(int(v) for v in m) for m in self.maps)
+        _check_n_digits(len(perm))
+        if sorted(perm) != list(range(len(perm))):
+            raise ValueError("perm must be a permutation of the digit positions")
+        if len(maps) != len(perm):
+            raise ValueError(f"{len(perm)} digit positions but {len(maps)} value maps")
+        if any(sorted(m) != [0, 1, 2, 3] for m in maps):
+            raise ValueError("every value map must be a permutation of 0..3")
+        object.__setattr__(self, "perm", perm)
+        object.__setattr__(self, "maps", maps)
+
+    @classmethod
+    def identity(cls, n_digits: int) -> "Element":
+        """The element that changes nothing."""
+        return cls(tuple(range(_check_n_digits(n_digits))), (_IDENTITY_MAP,) * n_digits)
+
+    @property
+    def n_digits(self) -> int:
+        """Number of digit positions acted on."""
+        return len(self.perm)
+
+    def compose(self, other: "Element") -> "Element":
+        """``self ∘ other``: the element that applies ``other`` first, then ``self``."""
+        if other.n_digits != self.n_digits:
+            raise ValueError("cannot compose elements of different key lengths")
+        perm = tuple(other.perm[p] for p in self.perm)
+        maps = tuple(
+            tuple(self.maps[i][other.maps[p][v]] for v in range(4)) for i, p in enumerate(self.perm)
+        )
+        return Element(perm, maps)
+
+    def inverse(self) -> "Element":
+        """The element undoing this one."""
+        n = self.n_digits
+        inv = [0] * n
+        for i, p in enumerate(self.perm):
+            inv[p] = i
+        maps = []
+        for j in range(n):
+            forward = self.maps[inv[j]]
+            backward = [0] * 4
+            for v in range(4):
+                backward[forward[v]] = v
+            maps.append(tuple(backward))
+        return Element(tuple(inv), tuple(maps))
+
+
+def _byte_tables(element: Element) -> np.ndarray:
+    """Tables ``t[c, b]``: the image bits contributed by byte ``c`` (bits 8c..8c+7) of a key equal to ``b``.
+
+    The image of a key is the bitwise OR of ``t[c, (key >> 8c) & 255]`` over its bytes, because every
+    source digit lands in exactly one target position.
+    """
+    n = element.n_digits
+    target_of = [0] * n
+    for i, p in enumerate(element.perm):
+        target_of[p] = i
+    n_chunks = (n + 3) // 4
+    tables = np.zeros((n_chunks, 256), dtype=np.int64)
+    for chunk in range(n_chunks):
+        for slot in range(4):
+            source = n - 1 - (4 * chunk + slot)
+            if source < 0:
+                break
+            target = target_of[source]
+            lut = np.array(element.maps[target], dtype=np.int64) << (2 * (n - 1 - target))
+            tables[chunk] |= lut[(_BYTE_VALUES >> (2 * slot)) & 3]
+    return tables
+
+
+def _as_key_array(values: np.ndarray, n_digits: int, name: str) -> np.ndarray:
+    array = np.asarray(values)
+    if array.ndim != 1 or array.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be a 1-D integer array")
+    if array.dtype.kind == "u" and array.size and array.max() >= 4**n_digits:
+        raise ValueError(f"{name} out of range for {n_digits} base-4 digits")
+    array = array.astype(np.int64, copy=False)
+    if array.size and (array.min() < 0 or array.max() >= 4**n_digits):
+        raise ValueError(f"{name} out of range for {n_digits} base-4 digits")
+    return array
+
+
+class Group:
+    """A finite group of :class:`Element` acting on keys of ``n_digits`` base-4 digits.
+
+    ``elements`` holds every element once, identity first, in a deterministic order. The
+    constructor checks the group axioms (identity, closure); build groups with :meth:`from_generators`.
+    """
+
+    __slots__ = ("elements", "n_digits", "_tables")
+
+    def __init__(self, elements: Sequence[Element]) -> None:
+        elements = tuple(elements)
+        if not elements:
+            raise ValueError("a group needs at least the identity")
+        n_digits = elements[0].n_digits
+        if any(e.n_digits != n_digits for e in elements):
+            raise ValueError("all elements must act on the same key length")
+        if elements[0] != Element.identity(n_digits):
+            raise ValueError("the first element must be the identity")
+        members = set(elements)
+        if len(members) != len(elements):
+            raise ValueError("elements must be distinct")
+        if any(a.compose(b) not in members for a in elements for b in elements):
+            raise ValueError("elements are not closed under composition")
+        self.elements: tuple[Element, ...] = elements
+        self.n_digits: int = n_digits
+        self._tables = np.stack([_byte_tables(e) for e in elements])
+
+    @classmethod
+    def from_generators(cls, generators: Sequence[Element]) -> "Group":
+        """The group generated by ``generators``: breadth-first closure from the identity.
+
+        Elements appear in discovery order (identity, then products by the generators in the
+        order given), so the same generators always give the same element order.
+        """
+        generators = tuple(generators)
+        if not generators:
+            raise ValueError("at least one generator is needed")
+        n_digits = generators[0].n_digits
+        if any(g.n_digits != n_digits for g in generators):
+            raise ValueError("all generators must act on the same key length")
+        identity = Element.identity(n_digits)
+        elements = [identity]
+        seen = {identity}
+        for current in elements:
+            for generator in generators:
+                product = generator.compose(current)
+                if product not in seen:
+                    if len(elements) >= _MAX_ORDER:
+                        raise ValueError(f"generated group exceeds {_MAX_ORDER} elements")
+                    seen.add(product)
+                    elements.append(product)
+        return cls(elements)
+
+    @property
+    def order(self) -> int:
+        """Number of elements."""
+        return len(self.elements)
+
+    def apply(self, element: Element, key: int) -> int:
+        """The image of ``key`` under ``element``."""
+        if element.n_digits != self.n_digits:
+            raise ValueError("element and group act on different key lengths")
+        digits = decode(key, self.n_digits)
+        return encode([element.maps[i][digits[p]] for i, p in enumerate(element.perm)])
+
+    def variants(self, key: int) -> list[int]:
+        """All distinct images of ``key``, sorted ascending."""
+        return sorted({self.apply(e, key) for e in self.elements})
+
+    def canonical(self, key: int) -> int:
+        """The smallest image of ``key`` (= the lexicographically smallest digit string)."""
+        return min(self.apply(e, key) for e in self.elements)
+
+    def orbit_size(self, key: int) -> int:
+        """Number of distinct images of ``key``; always divides :attr:`order`."""
+        return len(self.variants(key))
+
+    def stabiliser(self, key: int) -> list[Element]:
+        """The elements that leave ``key`` unchanged, in group order."""
+        key = _check_key(key, self.n_digits)
+        return [e for e in self.elements if self.apply(e, key) == key]
+
+    def canonicalize(
+        self, keys: np.ndarray, *, masks: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Canonical keys, orbit sizes and transformed masks for many keys at once.
+
+        Parameters
+        ----------
+        keys
+            1-D integer array of keys (int64 range, ``n_digits`` base-4 digits).
+        masks
+            Optional payload of the same shape and layout, transformed like its key (for example
+            the blk4 ``result`` mask of who played where).
+
+        Returns
+        -------
+        ``(canonical, orbit_sizes, masks')``, int64 arrays; ``masks'`` is the bitwise OR of the
+        transformed mask over all elements that map the key to its canonical key (so a symmetric
+        key gets a symmetric mask), or None when no masks were given.
+        """
+        keys = _as_key_array(keys, self.n_digits, "keys")
+        if masks is not None:
+            masks = _as_key_array(masks, self.n_digits, "masks")
+            if masks.shape != keys.shape:
+                raise ValueError("masks must have the same shape as keys")
+        canonical = np.empty_like(keys)
+        orbit = np.empty_like(keys)
+        masks_out = None if masks is None else np.empty_like(masks)
+        for start in range(0, keys.size, _BATCH):
+            part = slice(start, start + _BATCH)
+            result = self._canonicalize_batch(keys[part], None if masks is None else masks[part])
+            canonical[part], orbit[part] = result[0], result[1]
+            if masks_out is not None:
+                masks_out[part] = result[2]
+        return canonical, orbit, masks_out
+
+    def _canonicalize_batch(
+        self, keys: np.ndarray, masks: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        n_chunks = self._tables.shape[1]
+        key_bytes = [((keys >> (8 * c)) & 255).astype(np.intp) for c in range(n_chunks)]
+        mask_bytes = None
+        if masks is not None:
+            mask_bytes = [((masks >> (8 * c)) & 255).astype(np.intp) for c in range(n_chunks)]
+        best = keys.copy()
+        fixed = np.ones(keys.shape, dtype=np.int64)
+        best_mask = None if masks is None else masks.copy()
+        for tables in self._tables[1:]:
+            image = tables[0][key_bytes[0]]
+            for c in range(1, n_chunks):
+                image |= tables[c][key_bytes[c]]
+            fixed += image == keys
+            smaller = image < best
+            np.minimum(best, image, out=best)
+            if best_mask is not None:
+                mask_image = tables[0][mask_bytes[0]]
+                for c in range(1, n_chunks):
+                    mask_image |= tables[c][mask_bytes[c]]
+                best_mask[smaller] = 0
+                best_mask |= np.where(image == best, mask_image, 0)
+        return best, self.order // fixed, best_mask
+
+
+def d4_point_images(points: Sequence[tuple[float, float]]) -> tuple[tuple[int, ...], ...]:
+    """The 8 symmetries of the square as point maps: ``images[g][j]`` = index of the image of point j.
+
+    The group acts about the centroid of the points; order: identity, rotations by 90, 180, 270
+    degrees, then the reflections in the vertical axis, horizontal axis, main and anti diagonal.
+    Raises ValueError if the points are not closed under these symmetries.
+    """
+    pts = [(float(r), float(c)) for r, c in points]
+    if not pts:
+        raise ValueError("no points")
+    centre_r = sum(r for r, _ in pts) / len(pts)
+    centre_c = sum(c for _, c in pts) / len(pts)
+    relative = [(r - centre_r, c - centre_c) for r, c in pts]
+
+    def spot(r: float, c: float) -> tuple[float, float]:
+        return (round(r, 6) + 0.0, round(c, 6) + 0.0)
+
+    index = {spot(r, c): j for j, (r, c) in enumerate(relative)}
+    if len(index) != len(pts):
+        raise ValueError("duplicate points")
+    transforms = (
+        lambda r, c: (r, c),
+        lambda r, c: (c, -r),
+        lambda r, c: (-r, -c),
+        lambda r, c: (-c, r),
+        lambda r, c: (r, -c),
+        lambda r, c: (-r, c),
+        lambda r, c: (c, r),
+        lambda r, c: (-c, -r),
+    )
+    images = []
+    for transform in transforms:
+        image = []
+        for r, c in relative:
+            target = index.get(spot(*transform(r, c)))
+            if target is None:
+                raise ValueError("points are not closed under the symmetries of the square")
+            image.append(target)
+        images.append(tuple(image))
+    return tuple(images)
+
+
+def _point_element(layout: KeyLayout, image: Sequence[int]) -> Element:
+    """The key element moving the content of point j to point ``image[j]`` in every plane."""
+    n_points = len(layout.points)
+    perm = [0] * layout.n_digits
+    for plane in range(len(layout.planes)):
+        base = 1 + plane * n_points
+        for j, target in enumerate(image):
+            perm[base + target] = base + j
+    return Element(tuple(perm), (_IDENTITY_MAP,) * layout.n_digits)
+
+
+def _colour_swap_element(layout: KeyLayout) -> Element:
+    maps = [_SWAP_MAP]
+    for plane in layout.planes:
+        maps.extend([_SWAP_MAP if plane == "stone" else _IDENTITY_MAP] * len(layout.points))
+    return Element(tuple(range(layout.n_digits)), tuple(maps))
+
+
+def square_group(layout: KeyLayout, *, colour_swap: bool) -> Group:
+    """D4 on the layout's points (8 elements); with ``colour_swap`` its product with the colour swap (16).
+
+    The colour swap maps the colour-to-move digit and every stone digit 1 <-> 2 (0 and 3 fixed) and
+    leaves liberty digits alone. Raises ValueError if the points are not closed under D4 about their
+    centroid, or if D4 does not act faithfully on them (a single point).
+    """
+    images = d4_point_images(layout.points)
+    generators = [_point_element(layout, images[1]), _point_element(layout, images[4])]
+    if colour_swap:
+        generators.append(_colour_swap_element(layout))
+    group = Group.from_generators(generators)
+    expected = 16 if colour_swap else 8
+    if group.order != expected:
+        raise ValueError(f"the layout's symmetry group has {group.order} elements, expected {expected}")
+    return group
+
+
+def morris_group(*, player_swap: bool) -> Group:
+    """Symmetries of the Nine Men's Morris board (seed 003): 16 elements, 32 with ``player_swap``.
+
+    Key layout: digit 0 is the player to move (1/2), then 24 point digits (0 empty, 1, 2) at
+    ``1 + 8 * ring + cell`` for rings 0..2 and cells 0..7 as seed 003 indexes ``board[ring][cell]``.
+    Generators: rotation (every ring shifted by 2 cells), a reflection (cell c <- cell -c), ring
+    swap (outer <-> inner) and, with ``player_swap``, the swap of players 1 <-> 2.
+    """
+    n_digits = 25
+
+    def point_map(source: Callable[[int, int], tuple[int, int]]) -> Element:
+        perm = [0] * n_digits
+        for ring in range(3):
+            for cell in range(8):
+                from_ring, from_cell = source(ring, cell)
+                perm[1 + 8 * ring + cell] = 1 + 8 * from_ring + from_cell
+        return Element(tuple(perm), (_IDENTITY_MAP,) * n_digits)
+
+    generators = [
+        point_map(lambda ring, cell: (ring, (cell + 2) % 8)),
+        point_map(lambda ring, cell: (ring, (8 - cell) % 8)),
+        point_map(lambda ring, cell: (2 - ring, cell)),
+    ]
+    if player_swap:
+        generators.append(Element(tuple(range(n_digits)), (_SWAP_MAP,) * n_digits))
+    return Group.from_generators(generators)
