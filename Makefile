@@ -10,7 +10,7 @@ CORPUS ?= ../shared/corpus/pro-sample.tar.gz
 $(BIN)/gopat: pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==0.13.9
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -r requirements.lock
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -r requirements.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e '.[test]'
 	touch $(BIN)/gopat
 

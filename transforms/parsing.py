@@ -2,17 +2,12 @@
 
 import dataclasses
 import re
-import warnings
 from collections.abc import Callable, Iterator
+
+from sgfmill import sgf_grammar
 
 from transforms.decoding import decode_sgf
 from transforms.errors import RejectError
-
-with warnings.catch_warnings():
-    # sgfmill 1.1.1's docstrings hold invalid escape sequences ('\ '): Python 3.11 warns when it
-    # compiles them (the venv keeps no bytecode cache); only that warning is ignored.
-    warnings.filterwarnings("ignore", "invalid escape sequence", DeprecationWarning)
-    from sgfmill import sgf_grammar
 
 HEADER_KEYS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
 MIN_BOARD_SIZE = 2

@@ -5,18 +5,12 @@ from __future__ import annotations
 import hashlib
 import re
 import tarfile
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
-
-with warnings.catch_warnings():
-    # sgfmill 1.1.1's docstrings hold invalid escape sequences ('\ '): Python 3.11 warns when it
-    # compiles them (no bytecode cache in the venv); only that warning is ignored.
-    warnings.filterwarnings("ignore", message=r"invalid escape sequence", category=DeprecationWarning)
-    from sgfmill import boards, sgf
+from sgfmill import boards, sgf
 
 GAMES_DDL = """
 CREATE OR REPLACE TABLE games (

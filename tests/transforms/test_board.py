@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import tarfile
-import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sgfmill import boards, sgf, sgf_moves
 
 from transforms.board import Board, replay
 
-with warnings.catch_warnings():
-    # sgfmill 1.1.1 docstrings hold invalid escape sequences: a warning at compile time (no bytecode cache)
-    warnings.filterwarnings("ignore", "invalid escape sequence", DeprecationWarning)
-    from sgfmill import boards, sgf, sgf_moves
 
 B, W = 1, 2
 

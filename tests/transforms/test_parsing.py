@@ -3,20 +3,16 @@
 import re
 import tarfile
 import time
-import warnings
 from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from sgfmill import sgf, sgf_grammar, sgf_moves
 
 from transforms.errors import RejectError
 from transforms.parsing import HEADER_KEYS, GameRecord, parse_games
 
-with warnings.catch_warnings():
-    # sgfmill 1.1.1 docstrings: invalid escape sequences warn at compile time (no bytecode cache)
-    warnings.filterwarnings("ignore", "invalid escape sequence", DeprecationWarning)
-    from sgfmill import sgf, sgf_grammar, sgf_moves
 
 SNAKE = re.compile(r"[a-z][a-z0-9_]*\Z")
 

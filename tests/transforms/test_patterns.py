@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import tarfile
-import warnings
 
 import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sgfmill import boards, sgf
 
 from tests.transforms.test_board import RulesOracle
 from transforms.board import replay
 from transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves, diagram, extract_patterns, stones
 from transforms.symmetry import parse_key
 
-with warnings.catch_warnings():
-    # sgfmill 1.1.1 docstrings hold invalid escape sequences: a warning at compile time (no bytecode cache)
-    warnings.filterwarnings("ignore", "invalid escape sequence", DeprecationWarning)
-    from sgfmill import boards, sgf
 
 B, W = 1, 2
 LETTERS = "abcdefghijklmnopqrstuvwxyz"

@@ -1,0 +1,44 @@
+"""Subcommands of `gopat`: every module here registers its commands with `register(commands)`.
+
+Helpers shared by the commands live in this module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import duckdb
+
+DEFAULT_WAREHOUSE = "warehouse"
+
+
+def release_options(parser: argparse.ArgumentParser) -> None:
+    """Add --warehouse and --release to a command that reads a published release."""
+    parser.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
+    parser.add_argument("--release", metavar="VERSION", help="default: the current release")
+
+
+def release_connection(args: argparse.Namespace) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with a view per table of the chosen release."""
+    from flows.release import Layout, current_version, read_manifest
+
+    layout = Layout(Path(args.warehouse))
+    version = args.release or current_version(layout)
+    if version is None:
+        raise ValueError(f"no release in {layout.releases}; run `gopat build` first")
+    read_manifest(layout, version)
+    con = duckdb.connect()
+    for parquet in sorted(layout.release_dir(version).glob("*.parquet")):
+        con.execute(f"CREATE VIEW {parquet.stem} AS SELECT * FROM read_parquet('{parquet.resolve()}')")
+    return con
+
+
+def write_output(text: str, output: str | None) -> None:
+    """Write `text` to a file (and say so on stderr) or to standard output."""
+    if output:
+        Path(output).write_text(text)
+        print(f"wrote {output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)

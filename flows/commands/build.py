@@ -1,0 +1,40 @@
+"""`gopat build`: build and publish a release."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from flows.commands import DEFAULT_WAREHOUSE
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add the `build` command."""
+    build = commands.add_parser("build", help="build and publish a release from SGF sources")
+    build.add_argument("--source", action="append", required=True, metavar="SRC",
+                       help="URL, .tar.gz/.tgz/.zip archive, .sgf file or folder of .sgf (repeatable)")
+    build.add_argument("--expected-sha256", action="append", default=[], metavar="HEX",
+                       help="expected sha256 of the source at the same position (repeatable)")
+    build.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
+    build.add_argument("--families", nargs="+", metavar="F", help="pattern families (default: all)")
+    build.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
+    build.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the build flow and print the release and the ingest equation."""
+    from flows.build import DEFAULT_FAMILIES, Ingest, build_release
+
+    if len(args.expected_sha256) > len(args.source):
+        raise ValueError("more --expected-sha256 values than --source values")
+    manifest = build_release(
+        sources=args.source,
+        warehouse=args.warehouse,
+        expected_sha256=args.expected_sha256,
+        families=tuple(args.families or DEFAULT_FAMILIES),
+        workers=args.workers,
+    )
+    ingest = Ingest(**manifest["ingest"])
+    print(f"release {manifest['version']}: {Path(args.warehouse) / 'releases' / manifest['version']}")
+    print(ingest.line())
+    return 0 if ingest.balanced else 1

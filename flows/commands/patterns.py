@@ -1,0 +1,73 @@
+"""`gopat export` and `gopat show`: pattern tables of a release in the seeds' formats."""
+
+from __future__ import annotations
+
+import argparse
+
+from flows.commands import release_connection, release_options, write_output
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add the `export` and `show` commands."""
+    export = commands.add_parser("export", help="export pattern tables of a release")
+    export.add_argument("format", choices=["go4go-d12", "gnugo"],
+                        help="go4go-d12: the seed's d12 table; gnugo: don't-care templates as GNU Go patterns")
+    export.add_argument("--symmetries", type=int, choices=[8, 16], help="required for go4go-d12; gnugo: 8")
+    export.add_argument("--family", default="sq3", help="gnugo only (default sq3)")
+    release_options(export)
+    export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
+    export.set_defaults(run=export_table)
+
+    show = commands.add_parser("show", help="a pattern key as a diagram, with its counts and symmetric variants")
+    show.add_argument("key", metavar="PATTERN_KEY")
+    show.add_argument("--family", required=True)
+    show.add_argument("--symmetries", type=int, choices=[8, 16], default=8)
+    release_options(show)
+    show.set_defaults(run=show_pattern)
+
+
+def export_table(args: argparse.Namespace) -> int:
+    """Write d12 rows in the go4go seed format, or templates in GNU Go's pattern syntax."""
+    con = release_connection(args)
+    if args.format == "gnugo":
+        from transforms.analytics import export_gnugo
+
+        write_output(export_gnugo(con, family=args.family, symmetry=args.symmetries or 8), args.output)
+        return 0
+    if args.symmetries is None:
+        raise ValueError("export go4go-d12 needs --symmetries 8 or 16")
+    rows = con.execute(
+        "SELECT key, occurrence, chosen, orbit_size FROM pattern_stats WHERE family = 'd12' AND symmetry = ? ORDER BY key",
+        [args.symmetries],
+    ).fetchall()
+    write_output("".join(f"{key};{occurrence};{chosen};{orbit}\n" for key, occurrence, chosen, orbit in rows), args.output)
+    return 0
+
+
+def show_pattern(args: argparse.Namespace) -> int:
+    """Print a key's diagram, its canonical key and counts, and every symmetric variant."""
+    from transforms.patterns import FAMILIES, diagram
+    from transforms.symmetry import key_string, parse_key
+
+    if args.family not in FAMILIES:
+        raise ValueError(f"unknown family {args.family!r}; known: {sorted(FAMILIES)}")
+    family = FAMILIES[args.family]
+    key = parse_key(args.key)
+    if len(args.key) != family.layout.n_digits:
+        raise ValueError(f"a {args.family} key has {family.layout.n_digits} digits, got {len(args.key)}")
+    group = family.group(args.symmetries)
+    canonical = key_string(group.canonical(key), family.layout.n_digits)
+    con = release_connection(args)
+    row = con.execute(
+        "SELECT occurrence, chosen, chosen_rate FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?",
+        [args.family, args.symmetries, canonical],
+    ).fetchall()
+    counts = "not seen in this release" if not row else (
+        f"occurrence {row[0][0]}, chosen {row[0][1]}, chosen rate {row[0][2]:.4f}")
+    variants = group.variants(key)
+    print(f"{args.family} {args.key}\n{diagram(args.family, key)}\n")
+    print(f"canonical key ({args.symmetries} symmetries): {canonical}; {counts}")
+    print(f"{len(variants)} symmetric variants:")
+    for variant in variants:
+        print(f"\n{key_string(variant, family.layout.n_digits)}\n{diagram(args.family, variant)}")
+    return 0
