@@ -135,7 +135,7 @@ def main() -> int:
             b_times.append(b_seconds)
             peaks.append(peak)
             ratios.append(b_seconds / a_seconds)
-            profiles.append(manifest.get("timings", {}))
+            profiles.append({**manifest.get("timings", {}), **manifest.get("ingest_cpu", {})})
             line = (f"run {run}: A {a_seconds:.1f} s ({a_games / a_seconds:.0f} games/s), "
                     f"B {b_seconds:.1f} s ({manifest['ingest']['games'] / b_seconds:.0f} games/s), "
                     f"B/A {b_seconds / a_seconds:.2f}, peak RSS {peak / 2**30:.2f} GiB")
@@ -150,12 +150,14 @@ def main() -> int:
     if quarter_times:
         scaling = statistics.median(b / q for b, q in zip(b_times, quarter_times, strict=True))
         print(f"median scaling full/quarter {scaling:.2f} (linear: 3.6-4.4)")
-    phases = sorted({phase for profile in profiles for phase in profile})
+    phases = [phase for phase in profiles[0] if not phase.endswith("_cpu")]
     if phases:
         medians = {phase: statistics.median(p.get(phase, 0.0) for p in profiles) for phase in phases}
         total = sum(medians.values())
-        print("B profile (median seconds, share): " + ", ".join(
+        print("B profile, wall (median seconds, share of the phases): " + ", ".join(
             f"{phase} {seconds:.1f} s {100 * seconds / total:.0f}%" for phase, seconds in medians.items()))
+        parse, replay = (statistics.median(p.get(k, 0.0) for p in profiles) for k in ("parse_cpu", "replay_cpu"))
+        print(f"B ingest CPU over all workers: parse {parse:.1f} s, replay and rows {replay:.1f} s")
     if args.max_ratio is not None and median_ratio > args.max_ratio:
         print(f"REGRESSION: median B/A {median_ratio:.2f} > {args.max_ratio}")
         return 1

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import shutil
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from importlib import import_module
 from importlib.resources import files
@@ -17,11 +15,15 @@ from pathlib import Path
 from typing import TypeVar
 
 import duckdb
+import numpy as np
 import polars as pl
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
+from flows.artifacts import publish_artifacts
 from flows.fetch import Fetched, fetch
+from flows.progress import progress
+from flows.shards import check_runner, extract_shard, shard_executor
 from flows.release import (
     Layout,
     build_lock,
@@ -42,14 +44,15 @@ from transforms.analytics import (
 )
 from transforms.archives import Limits, MemberReject, iter_members
 from transforms.games import GAMES_SCHEMA, MOVES_SCHEMA, REJECTS_SCHEMA, ingest_members, reject_row
-from transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves, extract_patterns
-from transforms.stats import canonical_counts, describe_keys
+from transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves
+from transforms.stats import describe_keys
 
 T = TypeVar("T")
 PUBLISHED = (
     "games", "moves", "rejects", "pattern_stats", "fuseki", "opening_tree", "dont_care_templates", "game_counts",
 )
-SYMMETRIES = (8, 16)
+KEY_CHUNK = 1_000_000  # canonical keys described per batch (bounded memory)
+DUCKDB_MEMORY = "3GB"  # the build's DuckDB spills to staging/ beyond this
 
 
 class ExpectationsFailed(RuntimeError):
@@ -102,10 +105,6 @@ def _retry_io_only(task, task_run, state) -> bool:  # noqa: ANN001 - Prefect's r
     return False
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
-
-
 @task(retries=3, retry_delay_seconds=[1, 4, 10], retry_condition_fn=_retry_io_only, cache_policy=NO_CACHE)
 def fetch_source(source: str, raw_dir: Path, expected_sha256: str | None) -> Fetched:
     """Fetch one source into raw/ and verify its checksum."""
@@ -124,16 +123,20 @@ def _append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> 
 
 @task(cache_policy=NO_CACHE)
 def ingest_sources(
-    fetched: list[Fetched], con: duckdb.DuckDBPyConnection, *, workers: int, shard_size: int
-) -> tuple[Ingest, dict[str, GameMoves]]:
-    """Parse and replay every member in worker processes into games_all, moves_all, rejects_all."""
+    fetched: list[Fetched], con: duckdb.DuckDBPyConnection, *, workers: int, shard_size: int, show: str, runner: str
+) -> tuple[Ingest, dict[str, GameMoves], dict[str, float]]:
+    """Parse and replay every member in worker processes into games_all, moves_all, rejects_all.
+
+    Also returns the CPU seconds the workers spent parsing and replaying (the benchmark's profile).
+    """
     logger = get_run_logger()
     _append(con, "games_all", pl.DataFrame(schema={**GAMES_SCHEMA, "source_index": pl.Int32}))
     _append(con, "moves_all", pl.DataFrame(schema=MOVES_SCHEMA))
     _append(con, "rejects_all", pl.DataFrame(schema=REJECTS_SCHEMA))
     replays: dict[str, GameMoves] = {}
     files_in = files_ingested = 0
-    with _pool(workers) as pool:
+    cpu = {"parse_cpu": 0.0, "replay_cpu": 0.0}
+    with shard_executor(workers=workers, runner=runner) as pool:
         for index, source in enumerate(fetched):
             futures = []
             for batch in batched(iter_members(source.path, limits=Limits()), shard_size):
@@ -146,18 +149,22 @@ def ingest_sources(
                 ]
                 _append(con, "rejects_all", pl.DataFrame(rejected, schema=REJECTS_SCHEMA))
                 futures.append(pool.submit(ingest_members, members, source=source.source, source_sha256=source.sha256))
-            for done, future in enumerate(futures, 1):
-                shard = future.result()
-                _append(con, "games_all", shard.games.with_columns(source_index=pl.lit(index, pl.Int32)))
-                _append(con, "moves_all", shard.moves)
-                _append(con, "rejects_all", shard.rejects)
-                replays.update(shard.replays)
-                files_ingested += shard.files_ingested
-                logger.info("ingest %s: shard %d/%d, %d games so far", source.source, done, len(futures), len(replays))
+            with progress(show, f"ingest {source.source}", len(futures)) as advance:
+                for future in futures:
+                    shard = future.result()
+                    _append(con, "games_all", shard.games.with_columns(source_index=pl.lit(index, pl.Int32)))
+                    _append(con, "moves_all", shard.moves)
+                    _append(con, "rejects_all", shard.rejects)
+                    replays.update(shard.replays)
+                    files_ingested += shard.files_ingested
+                    cpu["parse_cpu"] += shard.seconds["parse"]
+                    cpu["replay_cpu"] += shard.seconds["replay"]
+                    advance(f"{files_in} files, {len(replays)} games")
     for source, member, reason, message in con.execute("SELECT source, member, reason, message FROM rejects_all").fetchall():
         logger.warning("rejected %s %s: %s: %s", source, member or "(whole source)", reason, message)
     files_rejected = con.execute("SELECT count(*) FROM rejects_all").fetchone()[0]
-    return Ingest(files_in=files_in, files_ingested=files_ingested, files_rejected=files_rejected), replays
+    ingest = Ingest(files_in=files_in, files_ingested=files_ingested, files_rejected=files_rejected)
+    return ingest, replays, {phase: round(seconds, 3) for phase, seconds in cpu.items()}
 
 
 @task(cache_policy=NO_CACHE)
@@ -170,13 +177,6 @@ def build_game_tables(con: duckdb.DuckDBPyConnection, ingest: Ingest) -> Ingest:
     return Ingest(**{**asdict(ingest), "games": games, "duplicates": parsed - games})
 
 
-def _extract_shard(games: list[GameMoves], families: tuple[str, ...], out: str) -> dict[str, int]:
-    """Worker: raw pattern counts of a shard of games, written to `out` as Parquet."""
-    frame, chosen_events = extract_patterns(games, families=families)
-    frame.write_parquet(out)
-    return chosen_events
-
-
 @task(cache_policy=NO_CACHE)
 def extract_shards(
     con: duckdb.DuckDBPyConnection,
@@ -186,41 +186,46 @@ def extract_shards(
     families: tuple[str, ...],
     workers: int,
     shard_size: int,
+    show: str,
+    runner: str,
 ) -> dict[str, int]:
-    """Extract raw pattern counts of the kept games in worker processes; one Parquet file per shard."""
-    logger = get_run_logger()
+    """Extract pattern counts of the kept games in worker processes; one Parquet file per shard."""
     kept = [game_id for (game_id,) in con.execute("SELECT game_id FROM games ORDER BY game_id").fetchall()]
     folder = stage / "patterns"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     chosen_events = dict.fromkeys(families, 0)
-    with _pool(workers) as pool:
+    with shard_executor(workers=workers, runner=runner) as pool:
         futures = [
-            pool.submit(_extract_shard, [replays[g] for g in batch], families, str(folder / f"shard-{i:05d}.parquet"))
-            for i, batch in enumerate(batched(kept, shard_size) if kept else [[]])
+            pool.submit(extract_shard, [replays[g] for g in batch], families)
+            for batch in (batched(kept, shard_size) if kept else [[]])
         ]
-        for done, future in enumerate(futures, 1):
-            for family, count in future.result().items():
-                chosen_events[family] += count
-            if done % 10 == 0 or done == len(futures):
-                logger.info("patterns: shard %d/%d", done, len(futures))
+        with progress(show, "patterns", len(futures)) as advance:
+            for i, future in enumerate(futures):
+                parquet, events = future.result()
+                (folder / f"shard-{i:05d}.parquet").write_bytes(parquet)
+                for family, count in events.items():
+                    chosen_events[family] += count
+                advance(f"shards of {shard_size} games")
     return chosen_events
 
 
 @task(cache_policy=NO_CACHE)
 def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, families: tuple[str, ...]) -> None:
-    """Sum shard counts per raw key, canonicalise under 8 and 16 symmetries, build `pattern_stats`."""
+    """Sum the shards' canonical counts in DuckDB, describe each canonical key, build `pattern_stats`."""
     shards = ", ".join(f"'{path}'" for path in sorted((stage / "patterns").glob("*.parquet")))
     con.execute(f"CREATE OR REPLACE VIEW pattern_shards AS SELECT * FROM read_parquet([{shards}])")
-    con.execute(sql("pattern_stats__raw"))
-    canonical = []
-    for family in families:
-        raw = con.sql("SELECT key, occurrence, chosen, result FROM pattern_raw WHERE family = ? ORDER BY key", params=[family]).pl()
-        canonical.extend(canonical_counts(raw, family=family, symmetry=s) for s in SYMMETRIES)
-    con.register("pattern_canonical", pl.concat(canonical))
     con.execute(sql("pattern_stats__summed"))
-    keys = con.sql("SELECT DISTINCT family, key FROM pattern_summed ORDER BY family, key").pl()
-    con.register("pattern_keys", describe_keys(keys))
+    con.execute(
+        "CREATE OR REPLACE TABLE pattern_keys "
+        "(family VARCHAR, key BIGINT, key_text VARCHAR, stones INTEGER, diagram VARCHAR)"
+    )
+    for family in families:
+        keys = con.execute("SELECT DISTINCT key FROM pattern_summed WHERE family = ?", [family]).fetchnumpy()["key"]
+        for chunk in np.array_split(keys, max(1, len(keys) // KEY_CHUNK)):
+            con.register("keys_chunk", describe_keys(family, chunk))
+            con.execute("INSERT INTO pattern_keys FROM keys_chunk")
+            con.unregister("keys_chunk")
     con.execute(sql("pattern_stats"))
 
 
@@ -267,6 +272,9 @@ def build_release(
     families: tuple[str, ...] = DEFAULT_FAMILIES,
     workers: int = 0,
     shard_size: int = 200,
+    pattern_shard_size: int = 1000,
+    show_progress: str = "auto",
+    runner: str = "local",
     fuseki_moves: int = 10,
     template_families: tuple[str, ...] = ("sq3", "dia13"),
     template_min_occurrence: int = DEFAULT_MIN_OCCURRENCE,
@@ -274,7 +282,11 @@ def build_release(
 ) -> dict:
     """Build and publish a release from `sources` (URLs, archives, SGF files or folders).
 
-    `expected_sha256` pairs with `sources` by position; `workers=0` uses every core. Templates are
+    `expected_sha256` pairs with `sources` by position; `workers=0` uses every core; ingest works
+    in shards of `shard_size` files, extraction in shards of `pattern_shard_size` games;
+    `show_progress` is 'auto', 'bar', 'log' or 'quiet' (flows/progress.py); `runner` is where shard
+    work runs: 'local' processes, 'dask' (a temporary local Dask cluster) or a Dask scheduler
+    address (flows/shards.py); it does not change the release. Templates are
     built for the `template_families` that are also in `families`, from patterns seen at least
     `template_min_occurrence` times. Returns the manifest of the published (or current) release.
     """
@@ -282,11 +294,14 @@ def build_release(
     layout = Layout(Path(warehouse).resolve())
     expected = list(expected_sha256 or []) + [None] * (len(sources) - len(expected_sha256 or []))
     workers = workers or os.cpu_count() or 1
+    check_runner(runner)
     unknown = sorted(set(families) - set(FAMILIES))
     if unknown:
         raise ValueError(f"unknown pattern families {unknown}; known: {sorted(FAMILIES)}")
+    timings: dict[str, float] = {}
     with build_lock(layout):
-        fetched = _unique([fetch_source(s, layout.raw, e) for s, e in zip(sources, expected, strict=True)])
+        with _timed(timings, "fetch"):
+            fetched = _unique([fetch_source(s, layout.raw, e) for s, e in zip(sources, expected, strict=True)])
         config = {
             "families": sorted(families),
             "fuseki_moves": fuseki_moves,
@@ -299,20 +314,26 @@ def build_release(
         current = current_version(layout)
         if current is not None and current.endswith(f"-{content}"):
             logger.info("release %s already has these inputs, code and config: nothing new to publish", current)
+            publish_artifacts(layout, read_manifest(layout, current), published=False)
             return read_manifest(layout, current)
         stage = layout.staging / content
         shutil.rmtree(stage, ignore_errors=True)
         stage.mkdir(parents=True)
-        con = duckdb.connect(str(stage / "work.duckdb"))
-        timings: dict[str, float] = {}
+        con = duckdb.connect(
+            str(stage / "work.duckdb"),
+            config={"memory_limit": DUCKDB_MEMORY, "temp_directory": str(stage / "spill"), "threads": workers},
+        )
         try:
             with _timed(timings, "ingest"):
-                ingest, replays = ingest_sources(fetched, con, workers=workers, shard_size=shard_size)
+                ingest, replays, cpu = ingest_sources(
+                    fetched, con, workers=workers, shard_size=shard_size, show=show_progress, runner=runner
+                )
                 ingest = build_game_tables(con, ingest)
             logger.info(ingest.line())
             with _timed(timings, "extract"):
                 chosen = extract_shards(
-                    con, replays, stage, families=tuple(families), workers=workers, shard_size=shard_size
+                    con, replays, stage, families=tuple(families), workers=workers,
+                    shard_size=pattern_shard_size, show=show_progress, runner=runner,
                 )
             with _timed(timings, "aggregate"):
                 aggregate_patterns(con, stage, families=tuple(families))
@@ -332,11 +353,13 @@ def build_release(
                 manifest["expectations"] = validate_tables(con, manifest)
             version = next_version(layout, content)
             manifest["timings"] = timings
+            manifest["ingest_cpu"] = cpu
             with _timed(timings, "publish"):
                 publish_release(layout, con, version, manifest)
         finally:
             con.close()
         shutil.rmtree(stage, ignore_errors=True)
+        publish_artifacts(layout, read_manifest(layout, version), published=True)
         return read_manifest(layout, version)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -64,6 +65,7 @@ class IngestedShard:
     rejects: pl.DataFrame
     replays: dict[str, GameMoves] = field(default_factory=dict)
     files_ingested: int = 0
+    seconds: dict[str, float] = field(default_factory=dict)  # 'parse' and 'replay' (with row building)
 
 
 def ingest_members(
@@ -74,12 +76,17 @@ def ingest_members(
     reject_rows: list[dict] = []
     replays: dict[str, GameMoves] = {}
     files_ingested = 0
+    parse_seconds = replay_seconds = 0.0
     for name, data in members:
+        start = time.perf_counter()
         try:
             records = parse_games(data)
         except RejectError as error:
             reject_rows.append(reject_row(source, source_sha256, name, error.reason, str(error)))
             continue
+        finally:
+            parsed = time.perf_counter()
+            parse_seconds += parsed - start
         files_ingested += 1
         for record in records:
             game_id = f"{source_sha256[:12]}:{name}" + (f"#{record.tree_index}" if record.tree_index else "")
@@ -87,12 +94,14 @@ def ingest_members(
             row.update(source=source, source_sha256=source_sha256, member=name)
             game_rows.append(row)
             replays[game_id] = game
+        replay_seconds += time.perf_counter() - parsed
     return IngestedShard(
         games=pl.DataFrame(game_rows, schema=GAMES_SCHEMA),
         moves=moves_frame(replays),
         rejects=pl.DataFrame(reject_rows, schema=REJECTS_SCHEMA),
         replays=replays,
         files_ingested=files_ingested,
+        seconds={"parse": parse_seconds, "replay": replay_seconds},
     )
 
 

@@ -19,49 +19,56 @@ CANONICAL_SCHEMA = {
 
 
 def canonical_counts(raw: pl.DataFrame, *, family: str, symmetry: int) -> pl.DataFrame:
-    """Map each raw key of one family to its canonical key under the family's group.
+    """Raw counts of one family summed per canonical key under the family's group.
 
     `raw` has columns key, occurrence, chosen, result (one row per raw key). Block families carry
-    a who-played-where mask, moved into the canonical frame with the key; other families' result
-    is null. Rows are not yet summed per canonical key.
+    a who-played-where mask, moved into the canonical frame with the key and OR-ed; other
+    families' result is null. Sums use a sort and `reduceat` (exact int64, no hashing).
     """
     spec = FAMILIES[family]
-    keys = raw["key"].to_numpy()
     masks = raw["result"].to_numpy() if spec.anchor == "block" else None
-    canonical, orbit, moved = spec.group(symmetry).canonicalize(keys, masks=masks)
+    canonical, orbit, moved = spec.group(symmetry).canonicalize(raw["key"].to_numpy(), masks=masks)
+    order = np.argsort(canonical, kind="stable")
+    keys = canonical[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=np.int64)
+    n = len(starts)
     return pl.DataFrame(
         {
-            "family": [family] * len(raw),
-            "symmetry": np.full(len(raw), symmetry, dtype=np.int32),
-            "key": canonical,
-            "orbit_size": orbit.astype(np.int32),
-            "occurrence": raw["occurrence"],
-            "chosen": raw["chosen"],
-            "result": moved if moved is not None else pl.repeat(None, len(raw), dtype=pl.Int64, eager=True),
+            "family": pl.Series([family] * n, dtype=pl.String),
+            "symmetry": np.full(n, symmetry, dtype=np.int32),
+            "key": keys[starts],
+            "orbit_size": orbit[order][starts].astype(np.int32),
+            "occurrence": np.add.reduceat(raw["occurrence"].to_numpy()[order], starts) if n else [],
+            "chosen": np.add.reduceat(raw["chosen"].to_numpy()[order], starts) if n else [],
+            "result": np.bitwise_or.reduceat(moved[order], starts) if moved is not None and n else None,
         },
         schema=CANONICAL_SCHEMA,
     )
 
 
-def describe_keys(keys: pl.DataFrame) -> pl.DataFrame:
-    """Printable columns for canonical keys of one or more families.
+def canonical_shard(raw: pl.DataFrame, *, symmetries: tuple[int, ...] = (8, 16)) -> pl.DataFrame:
+    """Raw counts of a shard (family, key, occurrence, chosen, result) summed per family, symmetry
+    and canonical key, so that shards merge by plain sums."""
+    parts = [
+        canonical_counts(part.drop("family"), family=family, symmetry=symmetry)
+        for (family,), part in raw.group_by("family", maintain_order=True)
+        for symmetry in symmetries
+    ]
+    return pl.concat(parts) if parts else pl.DataFrame(schema=CANONICAL_SCHEMA)
 
-    `keys` has columns family, key (Int64); returns them with key_text (digit string), stones and
-    diagram added.
-    """
-    parts = []
-    for (family,), part in keys.group_by("family", maintain_order=True):
-        n_digits = FAMILIES[family].layout.n_digits
-        values = part["key"].to_numpy()
-        parts.append(
-            part.with_columns(
-                key_text=pl.Series(key_strings(values, n_digits)),
-                stones=pl.Series(stones(family, values), dtype=pl.Int32),
-                diagram=pl.Series(diagrams(family, values), dtype=pl.String),
-            )
-        )
-    schema = {"family": pl.String, "key": pl.Int64, "key_text": pl.String, "stones": pl.Int32, "diagram": pl.String}
-    return pl.concat(parts) if parts else pl.DataFrame(schema=schema)
+
+def describe_keys(family: str, keys: np.ndarray) -> pl.DataFrame:
+    """Printable columns of one family's canonical keys: key_text (digit string), stones, diagram."""
+    values = np.asarray(keys, dtype=np.int64)
+    return pl.DataFrame(
+        {
+            "family": pl.Series([family] * len(values), dtype=pl.String),
+            "key": values,
+            "key_text": key_strings(values, FAMILIES[family].layout.n_digits),
+            "stones": pl.Series(stones(family, values), dtype=pl.Int32),
+            "diagram": pl.Series(diagrams(family, values), dtype=pl.String),
+        }
+    )
 
 
 def key_strings(keys: np.ndarray, n_digits: int) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from flows.commands import DEFAULT_WAREHOUSE
@@ -18,11 +19,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     build.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
     build.add_argument("--families", nargs="+", metavar="F", help="pattern families (default: all)")
     build.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
+    build.add_argument("--quiet", action="store_true", help="no progress bar and no log lines, only the result")
     build.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the build flow and print the release and the ingest equation."""
+    if args.quiet:
+        os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
     from flows.build import DEFAULT_FAMILIES, Ingest, build_release
 
     if len(args.expected_sha256) > len(args.source):
@@ -33,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
         expected_sha256=args.expected_sha256,
         families=tuple(args.families or DEFAULT_FAMILIES),
         workers=args.workers,
+        show_progress="quiet" if args.quiet else "auto",
     )
     ingest = Ingest(**manifest["ingest"])
     print(f"release {manifest['version']}: {Path(args.warehouse) / 'releases' / manifest['version']}")

@@ -1,10 +1,11 @@
--- pattern_stats, step 1: counts summed per family, symmetry and canonical key (int64 form).
--- Input `pattern_canonical` maps every raw key of the shards to its canonical key (see
--- transforms/stats.py); raw keys of one canonical class are summed here.
+-- pattern_stats, step 1: counts summed over all shards per family, symmetry and canonical key.
+-- `pattern_shards` is the union of the per-shard Parquet files the extraction workers wrote,
+-- already canonical under the 8- and 16-element groups (transforms/stats.py canonical_shard), so
+-- merging shards is a plain sum.
 CREATE OR REPLACE TABLE pattern_summed AS
-WITH canonical AS (
+WITH shards AS (
     SELECT family, symmetry, key, orbit_size, occurrence, chosen, result
-    FROM pattern_canonical
+    FROM pattern_shards
 )
 
 SELECT
@@ -15,5 +16,5 @@ SELECT
     sum(occurrence)::BIGINT AS occurrence,
     sum(chosen)::BIGINT AS chosen,
     bit_or(result) AS result
-FROM canonical
+FROM shards
 GROUP BY family, symmetry, key;
