@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CORPUS ?= ../shared/corpus/pro-sample.tar.gz
 
-.PHONY: setup release test
+.PHONY: setup system-deps release test
 
 $(BIN)/gopat: pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,8 +16,12 @@ $(BIN)/gopat: pyproject.toml requirements.lock
 
 setup: $(BIN)/gopat
 
+# Headless Chromium renders the HTML report in its test (Debian's package; root, as on CI).
+system-deps:
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null)
+
 release: setup
 	$(BIN)/gopat build --source $(CORPUS)
 
-test: setup
+test: setup system-deps
 	$(BIN)/python -m pytest

@@ -31,6 +31,7 @@ from flows.release import (
     content_hash,
     created_now,
     current_version,
+    fault_point,
     next_version,
     publish,
     read_manifest,
@@ -44,14 +45,19 @@ from transforms.analytics import (
 )
 from transforms.archives import Limits, MemberReject, iter_members
 from transforms.games import GAMES_SCHEMA, MOVES_SCHEMA, REJECTS_SCHEMA, ingest_members, reject_row
-from transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves
+from transforms.patterns import FAMILIES, GameMoves
 from transforms.stats import describe_keys
 
 T = TypeVar("T")
 PUBLISHED = (
     "games", "moves", "rejects", "pattern_stats", "fuseki", "opening_tree", "dont_care_templates", "game_counts",
 )
+# Families built unless asked otherwise. sq5 and blk4 are complete but huge on a real corpus
+# (pro-sample: ~57M and ~30M canonical keys per group, about 10x the others together), so they
+# are built on request (`--families`) until their publication is pruned (see README).
+BUILD_FAMILIES = ("d12", "sq3", "dia13")
 KEY_CHUNK = 1_000_000  # canonical keys described per batch (bounded memory)
+SUM_ROWS_PER_QUERY = 20_000_000  # shard rows summed per query: one hash table that fits DUCKDB_MEMORY
 DUCKDB_MEMORY = "3GB"  # the build's DuckDB spills to staging/ beyond this
 
 
@@ -215,7 +221,16 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, families:
     """Sum the shards' canonical counts in DuckDB, describe each canonical key, build `pattern_stats`."""
     shards = ", ".join(f"'{path}'" for path in sorted((stage / "patterns").glob("*.parquet")))
     con.execute(f"CREATE OR REPLACE VIEW pattern_shards AS SELECT * FROM read_parquet([{shards}])")
-    con.execute(sql("pattern_stats__summed"))
+    counts = con.execute("SELECT family, symmetry, count(*) FROM pattern_shards GROUP BY ALL ORDER BY ALL").fetchall()
+    con.execute("CREATE OR REPLACE TABLE pattern_summed AS FROM pattern_shards LIMIT 0")
+    for family, symmetry, rows in counts:
+        buckets = -(-rows // SUM_ROWS_PER_QUERY)
+        for bucket in range(buckets):
+            con.execute(
+                "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'buckets': ?, 'bucket': ?}",
+                [family, symmetry, buckets, bucket],
+            )
+            con.execute(sql("pattern_stats__summed"))
     con.execute(
         "CREATE OR REPLACE TABLE pattern_keys "
         "(family VARCHAR, key BIGINT, key_text VARCHAR, stones INTEGER, diagram VARCHAR)"
@@ -257,9 +272,11 @@ def validate_tables(con: duckdb.DuckDBPyConnection, manifest: dict) -> dict[str,
 
 
 @task(cache_policy=NO_CACHE)
-def publish_release(layout: Layout, con: duckdb.DuckDBPyConnection, version: str, manifest: dict) -> Path:
-    """Write the release atomically, switch CURRENT, refresh the catalog."""
-    path = publish(layout, con, version=version, tables=list(PUBLISHED), manifest=manifest)
+def publish_release(
+    layout: Layout, con: duckdb.DuckDBPyConnection, version: str, manifest: dict, keep: int | None = None
+) -> Path:
+    """Write the release atomically, switch CURRENT, refresh the catalog, keep the `keep` newest releases."""
+    path = publish(layout, con, version=version, tables=list(PUBLISHED), manifest=manifest, keep=keep)
     get_run_logger().info("published %s", path)
     return path
 
@@ -269,7 +286,7 @@ def build_release(
     sources: list[str],
     warehouse: str = "warehouse",
     expected_sha256: list[str | None] | None = None,
-    families: tuple[str, ...] = DEFAULT_FAMILIES,
+    families: tuple[str, ...] = BUILD_FAMILIES,
     workers: int = 0,
     shard_size: int = 200,
     pattern_shard_size: int = 1000,
@@ -279,6 +296,7 @@ def build_release(
     template_families: tuple[str, ...] = ("sq3", "dia13"),
     template_min_occurrence: int = DEFAULT_MIN_OCCURRENCE,
     game_counts_moves: int = 12,
+    keep: int | None = None,
 ) -> dict:
     """Build and publish a release from `sources` (URLs, archives, SGF files or folders).
 
@@ -288,7 +306,8 @@ def build_release(
     work runs: 'local' processes, 'dask' (a temporary local Dask cluster) or a Dask scheduler
     address (flows/shards.py); it does not change the release. Templates are
     built for the `template_families` that are also in `families`, from patterns seen at least
-    `template_min_occurrence` times. Returns the manifest of the published (or current) release.
+    `template_min_occurrence` times; `keep` is how many releases to keep (None: all). Returns the
+    manifest of the published (or current) release.
     """
     logger = get_run_logger()
     layout = Layout(Path(warehouse).resolve())
@@ -310,7 +329,10 @@ def build_release(
             "game_counts_moves": game_counts_moves,
         }
         code = code_version()
-        content = content_hash(source_sha256s=[f.sha256 for f in fetched], code=code, config=config)
+        content = content_hash(
+            source_sha256s=[f.sha256 for f in fetched], code=code, config=config,
+            sources=[f.source for f in fetched],
+        )
         current = current_version(layout)
         if current is not None and current.endswith(f"-{content}"):
             logger.info("release %s already has these inputs, code and config: nothing new to publish", current)
@@ -321,7 +343,12 @@ def build_release(
         stage.mkdir(parents=True)
         con = duckdb.connect(
             str(stage / "work.duckdb"),
-            config={"memory_limit": DUCKDB_MEMORY, "temp_directory": str(stage / "spill"), "threads": workers},
+            config={
+                "memory_limit": DUCKDB_MEMORY,
+                "temp_directory": str(stage / "spill"),
+                "threads": workers,
+                "preserve_insertion_order": False,  # every published table is ORDER BY'd explicitly
+            },
         )
         try:
             with _timed(timings, "ingest"):
@@ -330,6 +357,7 @@ def build_release(
                 )
                 ingest = build_game_tables(con, ingest)
             logger.info(ingest.line())
+            fault_point("ingest")
             with _timed(timings, "extract"):
                 chosen = extract_shards(
                     con, replays, stage, families=tuple(families), workers=workers,
@@ -337,6 +365,7 @@ def build_release(
                 )
             with _timed(timings, "aggregate"):
                 aggregate_patterns(con, stage, families=tuple(families))
+            fault_point("aggregate")
             with _timed(timings, "analytics"):
                 build_analytics(con, config)
             manifest = {
@@ -350,15 +379,16 @@ def build_release(
                 "row_counts": {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in PUBLISHED},
             }
             with _timed(timings, "validate"):
+                fault_point("validate", con=con)
                 manifest["expectations"] = validate_tables(con, manifest)
             version = next_version(layout, content)
             manifest["timings"] = timings
             manifest["ingest_cpu"] = cpu
             with _timed(timings, "publish"):
-                publish_release(layout, con, version, manifest)
+                publish_release(layout, con, version, manifest, keep)
         finally:
             con.close()
-        shutil.rmtree(stage, ignore_errors=True)
+            shutil.rmtree(stage, ignore_errors=True)
         publish_artifacts(layout, read_manifest(layout, version), published=True)
         return read_manifest(layout, version)
 

@@ -9,8 +9,10 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-# Before Prefect is imported: no telemetry calls from a machine that may be offline.
+# Before Prefect is imported: no telemetry calls from a machine that may be offline, and time for
+# the temporary local API server to start on a busy machine (Prefect's default is 20 s).
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 from flows import commands  # noqa: E402 - after the environment default above
 
