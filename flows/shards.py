@@ -58,9 +58,10 @@ def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[Executor]:
     from prefect_dask import DaskTaskRunner
 
     if runner == DASK:
-        task_runner = DaskTaskRunner(
-            cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
-        )
+        task_runner = DaskTaskRunner(cluster_kwargs={
+            "n_workers": workers, "threads_per_worker": 1, "processes": True,
+            "host": "127.0.0.1", "dashboard_address": "127.0.0.1:0",
+        })
     else:
         task_runner = DaskTaskRunner(address=runner)
     with task_runner:

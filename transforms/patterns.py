@@ -26,11 +26,12 @@ from transforms.board import (
 from transforms.symmetry import BLOCK4_POINTS, DIAMOND13_POINTS, Group, KeyLayout, square_group, square_points
 
 ANCHORS = ("last_move", "candidate", "block")
+LIBERTY_ANCHORS = ("last_move", "candidate")
 RAW_SCHEMA = {"family": pl.String, "key": pl.Int64, "occurrence": pl.Int64, "chosen": pl.Int64, "result": pl.Int64}
 
 _SCAN, _LAST_MOVE = 0, 1
 _MIN_CAPACITY, _MAX_INITIAL_CAPACITY = 1 << 16, 1 << 22
-_MAX_LOAD = 0.6
+_MAX_LOAD, _HARD_LOAD = 0.6, 0.85  # grow between games above _MAX_LOAD, inside a game above _HARD_LOAD
 _MIX1, _MIX2 = 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # murmur3 fmix64
 # hash table columns: key, family + 1 (0 = free slot), then per colour to move occurrence, chosen, result
 _KEY, _FAM, _OCC, _CHOSEN, _RESULT, _COLUMNS = 0, 1, 2, 4, 6, 8
@@ -79,7 +80,9 @@ class Family:
     ``anchor`` is ``'last_move'`` (keys around the previous move, one per empty candidate point of
     the layout with the mover's stone placed there, like d12), ``'candidate'`` (one key per empty
     point, centred on it) or ``'block'`` (the blocks whose centre 2x2 holds an empty point). A
-    liberty plane is supported for ``last_move`` families only.
+    liberty plane is supported for ``last_move`` and ``candidate`` families: for a candidate family
+    each cell's liberty digit is the number of liberties of the chain holding the stone on that
+    cell, capped at 3, in the position before the move (0 for an empty or off-board cell).
     """
 
     name: str
@@ -91,8 +94,8 @@ class Family:
     def __post_init__(self) -> None:
         if self.anchor not in ANCHORS:
             raise ValueError(f"unknown anchor {self.anchor!r}; known: {ANCHORS}")
-        if "liberty" in self.layout.planes and self.anchor != "last_move":
-            raise ValueError("a liberty plane needs a last_move anchor")
+        if "liberty" in self.layout.planes and self.anchor not in LIBERTY_ANCHORS:
+            raise ValueError(f"a liberty plane needs one of the anchors {LIBERTY_ANCHORS}")
         object.__setattr__(self, "geometry", _geometry(self.layout, self.anchor))
 
     def group(self, symmetries: int) -> Group:
@@ -100,6 +103,19 @@ class Family:
         if symmetries not in (8, 16):
             raise ValueError(f"symmetries must be 8 or 16, got {symmetries!r}")
         return square_group(self.layout, colour_swap=symmetries == 16)
+
+
+def gridcular_points(distance: int) -> tuple[tuple[float, float], ...]:
+    """Points ``(row, col)`` with ``|row| + |col| + max(|row|, |col|) <= distance``, row by row.
+
+    The nested "diamonds" of Stern, Herbrich & Graepel 2006 and Pachi's spatial dictionaries:
+    5, 9, 13, 21 and 29 points for distances 2 to 6 (3 is the 3x3 square, 4 the 13-point diamond).
+    """
+    if isinstance(distance, bool) or not isinstance(distance, int) or distance < 0:
+        raise ValueError(f"distance must be a non-negative int, got {distance!r}")
+    reach = distance // 2
+    return tuple((float(r), float(c)) for r in range(-reach, reach + 1) for c in range(-reach, reach + 1)
+                 if abs(r) + abs(c) + max(abs(r), abs(c)) <= distance)
 
 
 def _registry(*families: Family) -> dict[str, Family]:
@@ -114,8 +130,20 @@ FAMILIES: dict[str, Family] = _registry(
     Family("dia13", KeyLayout(DIAMOND13_POINTS), "candidate", "13-point diamond (radius 2) centred on each empty point"),
     Family("blk4", KeyLayout(BLOCK4_POINTS), "block",
            "seed 002: 4x4 blocks whose centre 2x2 holds the empty point, 32-bit quadrant code"),
+    Family("lib5", KeyLayout(gridcular_points(2), ("stone", "liberty")), "candidate",
+           "prediction: the empty point and its 4 neighbours, with chain liberties (1, 2, >=3)"),
+    Family("lib9", KeyLayout(gridcular_points(3), ("stone", "liberty")), "candidate",
+           "prediction: 3x3 square centred on each empty point, with chain liberties (1, 2, >=3)"),
+    Family("lib13", KeyLayout(gridcular_points(4), ("stone", "liberty")), "candidate",
+           "prediction: 13-point diamond centred on each empty point, with chain liberties (1, 2, >=3)"),
+    Family("dia21", KeyLayout(gridcular_points(5)), "candidate",
+           "prediction: 21-point diamond (gridcular distance 5) centred on each empty point"),
+    Family("dia29", KeyLayout(gridcular_points(6)), "candidate",
+           "prediction: 29-point diamond (gridcular distance 6) centred on each empty point"),
 )  # fmt: skip
 DEFAULT_FAMILIES: tuple[str, ...] = ("d12", "sq3", "sq5", "dia13", "blk4")
+# What `gopat suggest` and `gopat evaluate` read (with d12): build with DEFAULT_FAMILIES + these.
+PREDICTION_FAMILIES: tuple[str, ...] = ("lib5", "lib9", "lib13", "dia21", "dia29")
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,11 +242,14 @@ def _flush(rows, n, anchors, f, a, count_b, count_w):
 
 
 @njit(cache=True)
-def _last_move_keys(rows, n, f, board, width, last, played, colour, offsets, candidates, has_liberty,
+def last_move_keys(rows, n, f, board, width, last, played, colour, offsets, candidates, has_liberty,
                     label, mark, counter, stack):
     """Batch rows of a last_move family around ``last``: occurrences and the chosen event.
 
-    Each empty candidate point S gets the mover's stone; the key is the stone digits, then (with
+    Rows (see :func:`_commit`) are ``(key without the colour digit, f + 1, black to move, white to
+    move)`` for each empty candidate in ``candidates`` order, each followed by ``(key, -(f + 1),
+    colour index, 0)`` if it is ``played`` (-1: none). Each empty candidate point S gets the
+    mover's stone; the key is the stone digits, then (with
     a liberty plane) each stone's chain liberties capped at 3, with no captures removed. The
     chains through the layout are filled once (``label`` rows: stamp from ``counter[1]``, chain
     number, liberties); placing S only merges the mover's chains next to S into S's chain and
@@ -282,27 +313,104 @@ def _last_move_keys(rows, n, f, board, width, last, played, colour, offsets, can
 
 
 @njit(cache=True)
+def fill_liberties(board, width, libs, seen, counter, mark, stack):
+    """Set ``libs[cell]`` to the liberties of the chain on every cell, capped at 3 (0 where no stone).
+
+    ``board`` is a flat padded board; ``libs`` (int8), ``seen`` and ``mark`` (int64) have its length;
+    ``counter`` is an int64 array of 3 stamps: [0] for :func:`flood_chain`, [2] for ``seen``.
+    """
+    counter[2] += 1
+    stamp = counter[2]
+    libs[:] = 0
+    for cell in range(board.shape[0]):
+        v = board[cell]
+        if (v == BLACK or v == WHITE) and seen[cell] != stamp:
+            size, count = flood_chain(board, width, cell, mark, counter, stack, 0)
+            for k in range(size):
+                seen[stack[k]] = stamp
+                libs[stack[k]] = min(count, 3)
+
+
+@njit(cache=True)
+def refresh_liberties(board, width, p, captured, n_captured, libs, changed, old, seen, counter, mark, stack):
+    """Bring ``libs`` (see :func:`fill_liberties`) up to date after a move at ``p`` captured ``captured[:n_captured]``.
+
+    Only these chains can change: the one through ``p``, the opponent's next to ``p`` (one liberty
+    less) and the mover's next to a captured stone (liberties gained); captured cells become 0.
+    Writes the cells whose digit changed to ``changed[:n]`` and their previous digits to ``old[:n]``;
+    returns ``n``.
+    """
+    counter[2] += 1
+    stamp = counter[2]
+    n = 0
+    for i in range(n_captured):
+        cell = captured[i]
+        if libs[cell] != 0:
+            changed[n] = cell
+            old[n] = libs[cell]
+            libs[cell] = 0
+            n += 1
+    for i in range(-1, n_captured):
+        centre = p if i < 0 else captured[i]
+        for q in (centre, centre - width, centre - 1, centre + 1, centre + width):
+            v = board[q]
+            if (v == BLACK or v == WHITE) and seen[q] != stamp:
+                size, count = flood_chain(board, width, q, mark, counter, stack, 0)
+                digit = min(count, 3)
+                for k in range(size):
+                    cell = stack[k]
+                    seen[cell] = stamp
+                    if libs[cell] != digit:
+                        changed[n] = cell
+                        old[n] = libs[cell]
+                        libs[cell] = digit
+                        n += 1
+    return n
+
+
+@njit(cache=True)
+def _grown(table, needed):
+    """A larger table (a power of two holding ``needed`` keys below the maximum load) with ``table``'s keys."""
+    capacity = table.shape[0] * 2
+    while needed > _MAX_LOAD * capacity:
+        capacity *= 2
+    grown = np.zeros((capacity, _COLUMNS), dtype=np.int64)
+    _rehash(table, grown)
+    return grown
+
+
+@njit(cache=True)
 def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, move_start, moves, pad, kinds,
              n_points, has_liberty, want_result, off_start, off_rc, cand_start, cands):
     """Replay games from ``first`` on and add their raw pattern counts to the hash table.
 
-    Scan families (candidate, block) keep each anchor's colourless key up to date as stones come
-    and go; a key's occurrences are added when it ends, weighted by the counted positions (per
-    colour to move) it lasted times the anchor's empty candidate cells. Each move's additions are
-    batched, then committed. Stops before a game that might overload the table. Returns (next
-    game, keys in the table, keys the next game may add, bad game or -1, its bad move, status).
+    Scan families (candidate, block) keep each anchor's colourless key up to date as stones and
+    (with a liberty plane) chain liberties change; a key's occurrences are added when it ends,
+    weighted by the counted positions (per colour to move) it lasted times the anchor's empty
+    candidate cells. Each move's additions are batched, then committed. Stops before a game that
+    might overload the table; liberty changes, which are not bounded per game, grow the table in
+    place above the hard load. Returns (table, next game, keys in the table, keys the next game
+    may add, bad game or -1, its bad move, status).
     """
     n_fam = kinds.shape[0]
     total_points = 0
+    lib_points = 0
     cand_total = 0
     for f in range(n_fam):
         total_points += n_points[f]
+        if kinds[f] == _SCAN and has_liberty[f]:
+            lib_points += n_points[f]
         cand_total += cand_start[f + 1] - cand_start[f]
     is_cand = np.zeros(off_rc.shape[0], dtype=np.bool_)
     weight = np.empty(off_rc.shape[0], dtype=np.int64)  # place value of each point's stone digit
+    lib_weight = np.zeros(off_rc.shape[0], dtype=np.int64)  # and of its liberty digit (scan families)
     for f in range(n_fam):
-        for j in range(off_start[f], off_start[f + 1]):
-            weight[j] = np.int64(1) << (2 * (off_start[f + 1] - 1 - j))
+        lo, hi = off_start[f], off_start[f + 1]
+        planes = 2 if has_liberty[f] else 1
+        for j in range(lo, hi):
+            weight[j] = np.int64(1) << (2 * (planes * (hi - lo) - 1 - (j - lo)))
+            if has_liberty[f] and kinds[f] == _SCAN:
+                lib_weight[j] = np.int64(1) << (2 * (hi - 1 - j))
     for f in range(n_fam):
         for k in range(cand_start[f], cand_start[f + 1]):
             is_cand[off_start[f] + cands[k]] = True
@@ -310,8 +418,10 @@ def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, mo
     for g in range(first, sizes.shape[0]):
         max_cells = max(max_cells, (sizes[g] + 2 * pad) ** 2)
     # one move: chosen and last_move rows (<= 2 per candidate), then every placed or captured stone
-    # re-keys <= total_points anchors; or the flush of all anchors at the end of a game
-    rows = np.empty(((max_cells + 1) * total_points + 2 * cand_total + n_fam * max_cells, 4), dtype=np.int64)
+    # and every stone whose liberty digit changed re-keys <= total_points anchors; or the flush of
+    # all anchors at the end of a game
+    n_rows = (max_cells + 1) * total_points + max_cells * lib_points + 2 * cand_total + n_fam * max_cells
+    rows = np.empty((n_rows, 4), dtype=np.int64)
     probes = np.empty((rows.shape[0], 2), dtype=np.int64)
     for g in range(first, sizes.shape[0]):
         size = sizes[g]
@@ -321,9 +431,20 @@ def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, mo
         n_stones = setup_start[g + 1] - setup_start[g] + n_moves
         extra = (n_stones + n_moves) * total_points + n_moves * cand_total + n_fam * n_cells
         if n_keys + extra > _MAX_LOAD * table.shape[0]:
-            return g, n_keys, extra, -1, 0, OK
+            return table, g, n_keys, extra, -1, 0, OK
         board = new_board(size, pad)
         place_setup(board, size, pad, setups[setup_start[g]:setup_start[g + 1]])
+        mark = np.zeros(n_cells, dtype=np.int64)
+        counter = np.zeros(3, dtype=np.int64)
+        stack = np.empty(n_cells, dtype=np.int64)
+        captured = np.empty(n_cells, dtype=np.int64)
+        label = np.zeros((n_cells, 3), dtype=np.int64)
+        libs = np.zeros(n_cells, dtype=np.int8)
+        seen = np.zeros(n_cells, dtype=np.int64)
+        changed = np.empty(n_cells, dtype=np.int64)
+        old_libs = np.empty(n_cells, dtype=np.int64)
+        if lib_points > 0:
+            fill_liberties(board, width, libs, seen, counter, mark, stack)
         flat = np.empty(off_rc.shape[0], dtype=np.int64)
         for j in range(off_rc.shape[0]):
             flat[j] = off_rc[j, 0] * width + off_rc[j, 1]
@@ -348,16 +469,11 @@ def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, mo
                     key = np.int64(0)
                     for j in range(lo, hi):
                         v = board[a + flat[j]]
-                        key = key * 4 + v
+                        key += v * weight[j] + libs[a + flat[j]] * lib_weight[j]
                         if is_cand[j] and v == EMPTY:
                             anchors[f, a, _EMPTIES] += 1
                     anchors[f, a, _KEY] = key
         ko = np.array([-1, 0], dtype=np.int64)
-        mark = np.zeros(n_cells, dtype=np.int64)
-        counter = np.zeros(2, dtype=np.int64)
-        stack = np.empty(n_cells, dtype=np.int64)
-        captured = np.empty(n_cells, dtype=np.int64)
-        label = np.zeros((n_cells, 3), dtype=np.int64)
         count_b = 0
         count_w = 0
         last = -1
@@ -368,7 +484,7 @@ def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, mo
                 last = -1
                 continue
             if row < 0 or col < 0 or row >= size or col >= size:
-                return g, n_keys, 0, g, t - move_start[g], OFF_BOARD
+                return table, g, n_keys, 0, g, t - move_start[g], OFF_BOARD
             p = (row + pad) * width + col + pad
             n = 0
             for f in range(n_fam):
@@ -379,7 +495,7 @@ def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, mo
                         n = _add_row(rows, n, -(f + 1), anchors[f, p - flat[lo + cands[k]], _KEY], colour - 1, mask)
                         chosen_events[f] += 1
                 elif last >= 0 and anchors[f, last, _EMPTIES] >= 0:
-                    n, chosen = _last_move_keys(rows, n, f, board, width, last, p, colour, flat[lo:hi],
+                    n, chosen = last_move_keys(rows, n, f, board, width, last, p, colour, flat[lo:hi],
                                                 cands[cand_start[f]:cand_start[f + 1]], has_liberty[f],
                                                 label, mark, counter, stack)
                     chosen_events[f] += chosen
@@ -389,7 +505,7 @@ def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, mo
                 count_w += 1
             status, n_captured = play_move(board, size, pad, colour, row, col, ko, mark, counter, stack, captured)
             if status != OK:
-                return g, n_keys, 0, g, t - move_start[g], status
+                return table, g, n_keys, 0, g, t - move_start[g], status
             for x in range(-1, n_captured):
                 cell = p if x < 0 else captured[x]
                 new_value = np.int64(board[cell])
@@ -406,6 +522,23 @@ def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, mo
                         anchors[f, a, _KEY] += (new_value - old_value) * weight[j]
                         if is_cand[j]:
                             anchors[f, a, _EMPTIES] += (new_value == EMPTY) - (old_value == EMPTY)
+            if lib_points > 0:
+                n_changed = refresh_liberties(board, width, p, captured, n_captured, libs, changed, old_libs,
+                                              seen, counter, mark, stack)
+                for i in range(n_changed):
+                    cell = changed[i]
+                    delta = np.int64(libs[cell]) - old_libs[i]
+                    for f in range(n_fam):
+                        if kinds[f] != _SCAN or not has_liberty[f]:
+                            continue
+                        for j in range(off_start[f], off_start[f + 1]):
+                            a = cell - flat[j]
+                            if anchors[f, a, _EMPTIES] < 0:
+                                continue
+                            n = _flush(rows, n, anchors, f, a, count_b, count_w)
+                            anchors[f, a, _KEY] += delta * lib_weight[j]
+            if n_keys + n > _HARD_LOAD * table.shape[0]:
+                table = _grown(table, n_keys + n)
             n_keys += _commit(table, rows, n, probes)
             last = p
         n = 0
@@ -414,8 +547,10 @@ def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, mo
                 for a in range(n_cells):
                     if anchors[f, a, _EMPTIES] >= 0:
                         n = _flush(rows, n, anchors, f, a, count_b, count_w)
+        if n_keys + n > _HARD_LOAD * table.shape[0]:
+            table = _grown(table, n_keys + n)
         n_keys += _commit(table, rows, n, probes)
-    return sizes.shape[0], n_keys, 0, -1, 0, OK
+    return table, sizes.shape[0], n_keys, 0, -1, 0, OK
 
 
 @njit(cache=True)
@@ -518,7 +653,7 @@ def extract_patterns(
     table = _new_table(_initial_capacity(n_moves * n_points // 3))
     game, n_keys = 0, 0
     while True:
-        game, n_keys, extra, bad_game, bad_move, status = _extract(
+        table, game, n_keys, extra, bad_game, bad_move, status = _extract(
             table, n_keys, game, chosen_events, *packed, pad, *config
         )
         if bad_game >= 0:
@@ -565,41 +700,9 @@ def diagram(family: str, key: int) -> str:
 def diagrams(family: str, keys: np.ndarray) -> np.ndarray:
     """Printable diagrams of many keys: the colour to move, then rows of ``.XO#`` (``#`` off the board).
 
-    A liberty plane (d12) is drawn beside the stones, like seed 000. Vectorised: every key of a
-    family has the same text layout, so the characters are written into a fixed-width byte matrix.
+    A liberty plane (d12) is drawn beside the stones, like seed 000. Drawn (vectorised) by
+    :func:`transforms.render.pattern_texts`, the one module that renders diagrams.
     """
-    layout = FAMILIES[family].layout
-    values = np.asarray(keys, dtype=np.int64)
-    shifts = np.arange(2 * (layout.n_digits - 1), -1, -2, dtype=np.int64)
-    digits = (values[:, None] >> shifts) & 3
-    colours = digits[:, 0] if len(values) else np.zeros(0, dtype=np.int64)
-    if (values >> (2 * layout.n_digits)).any() or not np.isin(colours, (1, 2)).all():
-        bad = values[((values >> (2 * layout.n_digits)) != 0) | ~np.isin(colours, (1, 2))][0]
-        raise ValueError(f"{bad} is not a {family} key")
-    template, slots = _diagram_template(layout)
-    text = np.tile(np.frombuffer(template.encode(), dtype=np.uint8), (len(values), 1))
-    text[:, :5] = np.where((colours == 1)[:, None], np.frombuffer(b"Black", np.uint8), np.frombuffer(b"White", np.uint8))
-    for digit, (slot, alphabet) in enumerate(slots, start=1):
-        text[:, slot] = np.frombuffer(alphabet, dtype=np.uint8)[digits[:, digit]]
-    return np.ascontiguousarray(text).view(f"S{len(template)}").ravel().astype(str)
+    from transforms.render import pattern_texts  # render builds on this module's FAMILIES
 
-
-def _diagram_template(layout: KeyLayout) -> tuple[str, list[tuple[int, bytes]]]:
-    """The text of a layout's diagram with placeholders, and for each key digit after the colour
-    its character offset and alphabet."""
-    points = np.array(layout.points)
-    cells = np.round(points - points.min(axis=0)).astype(int)
-    height, width = cells.max(axis=0) + 1
-    grids = [[[" "] * width for _ in range(height)] for _ in layout.planes]
-    for grid in grids:
-        for r, c in cells:
-            grid[r][c] = "?"
-    lines = ["  ".join("".join(grid[r]) for grid in grids).rstrip() for r in range(height)]
-    header = "Black to move"
-    starts = np.cumsum([len(header) + 1] + [len(line) + 1 for line in lines])
-    slots = []
-    for plane, name in enumerate(layout.planes):
-        alphabet = b".XO#" if name == "stone" else b"0123"
-        for r, c in cells:
-            slots.append((int(starts[r] + plane * (width + 2) + c), alphabet))
-    return "\n".join([header, *lines]), slots
+    return pattern_texts(family, np.asarray(keys, dtype=np.int64))

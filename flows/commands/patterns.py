@@ -22,6 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     show.add_argument("key", metavar="PATTERN_KEY")
     show.add_argument("--family", required=True)
     show.add_argument("--symmetries", type=int, choices=[8, 16], default=8)
+    show.add_argument("--svg", metavar="FILE", help="also write the key's diagram as an SVG file")
     release_options(show)
     show.set_defaults(run=show_pattern)
 
@@ -46,7 +47,8 @@ def export_table(args: argparse.Namespace) -> int:
 
 def show_pattern(args: argparse.Namespace) -> int:
     """Print a key's diagram, its canonical key and counts, and every symmetric variant."""
-    from transforms.patterns import FAMILIES, diagram
+    from transforms.patterns import FAMILIES
+    from transforms.render import pattern_svg, pattern_text
     from transforms.symmetry import key_string, parse_key
 
     if args.family not in FAMILIES:
@@ -65,9 +67,11 @@ def show_pattern(args: argparse.Namespace) -> int:
     counts = "not seen in this release" if not row else (
         f"occurrence {row[0][0]}, chosen {row[0][1]}, chosen rate {row[0][2]:.4f}")
     variants = group.variants(key)
-    print(f"{args.family} {args.key}\n{diagram(args.family, key)}\n")
+    print(f"{args.family} {args.key}\n{pattern_text(args.family, key)}\n")
     print(f"canonical key ({args.symmetries} symmetries): {canonical}; {counts}")
     print(f"{len(variants)} symmetric variants:")
     for variant in variants:
-        print(f"\n{key_string(variant, family.layout.n_digits)}\n{diagram(args.family, variant)}")
+        print(f"\n{key_string(variant, family.layout.n_digits)}\n{pattern_text(args.family, variant)}")
+    if args.svg:
+        write_output(pattern_svg(args.family, args.key, cell=40) + "\n", args.svg)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tarfile
+from itertools import product
 
 import numpy as np
 import polars as pl
@@ -13,7 +14,16 @@ from sgfmill import boards, sgf
 
 from tests.transforms.test_board import RulesOracle
 from transforms.board import replay
-from transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves, diagram, extract_patterns, stones
+from transforms.patterns import (
+    DEFAULT_FAMILIES,
+    FAMILIES,
+    PREDICTION_FAMILIES,
+    GameMoves,
+    diagram,
+    extract_patterns,
+    gridcular_points,
+    stones,
+)
 from transforms.symmetry import parse_key
 
 
@@ -30,7 +40,13 @@ QUADRANTS = ["A-1 A-2 B-3 B-1", "A-3 A-4 B-4 B-2", "D-2 D-4 C-4 C-3", "D-1 D-3 C
 BLOCK_CELL = {name: (r, c) for r, line in enumerate(QUADRANTS) for c, name in enumerate(line.split())}
 BLOCK_ORDER = [f"{quadrant}-{i}" for quadrant in "ABCD" for i in range(1, 5)]
 BLOCK_CENTRE = [(1, 1), (1, 2), (2, 1), (2, 2)]  # cells of the 4x4 block whose centre 2x2 holds the candidate
-CANDIDATE_OFFSETS = {"sq3": SQUARE3, "sq5": SQUARE5, "dia13": DIAMOND}
+# Stern et al. 2006 / Pachi nested shapes: cells with |dr| + |dc| + max(|dr|, |dc|) <= distance.
+GRIDCULAR = {d: [(dr, dc) for dr in range(-3, 4) for dc in range(-3, 4) if abs(dr) + abs(dc) + max(abs(dr), abs(dc)) <= d]
+             for d in (2, 3, 4, 5, 6)}
+CANDIDATE_OFFSETS = {"sq3": SQUARE3, "sq5": SQUARE5, "dia13": DIAMOND, "lib5": GRIDCULAR[2], "lib9": GRIDCULAR[3],
+                     "lib13": GRIDCULAR[4], "dia21": GRIDCULAR[5], "dia29": GRIDCULAR[6]}
+LIBERTY_FAMILIES = {"lib5", "lib9", "lib13"}  # a second plane: the chain's liberties on each cell, capped at 3
+ALL_FAMILIES = DEFAULT_FAMILIES + PREDICTION_FAMILIES
 
 
 def digits_key(digits: list[int]) -> int:
@@ -47,31 +63,50 @@ class Position:
         self.size = board.side
         self.grid = [[{None: 0, "b": B, "w": W}[board.get(self.size - 1 - r, c)] for c in range(self.size)]
                      for r in range(self.size)]
-        self.padded = np.full((self.size + 2 * self.PAD,) * 2, 3, dtype=np.int64)
-        self.padded[self.PAD:self.PAD + self.size, self.PAD:self.PAD + self.size] = self.grid
-        self._shifted: dict[tuple[int, int], np.ndarray] = {}
+        self.liberties = [[0] * self.size for _ in range(self.size)]  # chain liberties capped at 3, 0 if empty
+        for r, c in product(range(self.size), repeat=2):
+            if self.grid[r][c] and not self.liberties[r][c]:
+                stones, libs = chain(self.grid, r, c)
+                for sr, sc in stones:
+                    self.liberties[sr][sc] = min(len(libs), 3)
+        self.padded = {}
+        for plane, values, outside in (("stone", self.grid, 3), ("liberty", self.liberties, 0)):
+            self.padded[plane] = np.full((self.size + 2 * self.PAD,) * 2, outside, dtype=np.int64)
+            self.padded[plane][self.PAD:self.PAD + self.size, self.PAD:self.PAD + self.size] = values
+        self._shifted: dict[tuple[str, int, int], np.ndarray] = {}
 
-    def shifted(self, dr: int, dc: int) -> np.ndarray:
-        """Array whose [r, c] is the cell (r + dr, c + dc), 3 off the board."""
-        if (dr, dc) not in self._shifted:
+    def shifted(self, dr: int, dc: int, plane: str = "stone") -> np.ndarray:
+        """Array whose [r, c] is the cell (r + dr, c + dc) of a plane: 3 (stone) or 0 (liberty) off the board."""
+        if (plane, dr, dc) not in self._shifted:
             pad, size = self.PAD, self.size
-            self._shifted[dr, dc] = self.padded[pad + dr:pad + dr + size, pad + dc:pad + dc + size]
-        return self._shifted[dr, dc]
+            self._shifted[plane, dr, dc] = self.padded[plane][pad + dr:pad + dr + size, pad + dc:pad + dc + size]
+        return self._shifted[plane, dr, dc]
 
     def cell(self, r: int, c: int) -> int:
         return self.grid[r][c] if 0 <= r < self.size and 0 <= c < self.size else 3
+
+    def liberty(self, r: int, c: int) -> int:
+        return self.liberties[r][c] if 0 <= r < self.size and 0 <= c < self.size else 0
 
     def empties(self) -> list[tuple[int, int]]:
         return [(r, c) for r in range(self.size) for c in range(self.size) if self.grid[r][c] == 0]
 
 
-def window_keys(position: Position, offsets: list[tuple[int, int]]) -> np.ndarray:
+def window_keys(position: Position, offsets: list[tuple[int, int]], planes: tuple[str, ...] = ("stone",)) -> np.ndarray:
     """Colourless key of every point at once, from shifted copies of a board padded with off-board cells."""
-    pad, size = position.PAD, position.size
-    keys = np.zeros((size, size), dtype=np.int64)
-    for dr, dc in offsets:
-        keys = keys * 4 + position.shifted(dr, dc)
+    keys = np.zeros((position.size, position.size), dtype=np.int64)
+    for plane in planes:
+        for dr, dc in offsets:
+            keys = keys * 4 + position.shifted(dr, dc, plane)
     return keys
+
+
+def cell_digits(position: Position, r: int, c: int, offsets: list[tuple[int, int]], family: str) -> list[int]:
+    """The stone digits (then, for a liberty family, the liberty digits) of the cells around (r, c), one by one."""
+    digits = [position.cell(r + a, c + b) for a, b in offsets]
+    if family in LIBERTY_FAMILIES:
+        digits += [position.liberty(r + a, c + b) for a, b in offsets]
+    return digits
 
 
 def chain(grid: list[list[int]], r: int, c: int) -> tuple[set, set]:
@@ -111,14 +146,14 @@ def d12_keys(position: Position, colour: int, last: tuple[int, int]) -> dict[tup
     return keys
 
 
-def reference_counts(games: list[tuple[int, boards.Board, list]]) -> dict:
+def reference_counts(games: list[tuple[int, boards.Board, list]], families: tuple[str, ...] = ALL_FAMILIES) -> dict:
     """(family, key) -> [occurrence, chosen, result] by brute force, position by position, summed over games.
 
     Each game is (board size, sgfmill's board with the setup stones, sgfmill's (colour, (row, col) or
     None) moves): sgfmill does the captures. Occurrences of the candidate families come from whole-board
     array windows; chosen keys from a separate explicit per-cell computation at the played point.
     """
-    occurrences: dict[str, list[np.ndarray]] = {family: [] for family in DEFAULT_FAMILIES if family != "d12"}
+    occurrences: dict[str, list[np.ndarray]] = {family: [] for family in families if family != "d12"}
     chosen: dict = {}
 
     def add(family: str, key: int, occurrence: int, picked: int, result: int) -> None:
@@ -139,15 +174,19 @@ def reference_counts(games: list[tuple[int, boards.Board, list]]) -> dict:
             r, c = size - 1 - point[0], point[1]
             empty = np.array(position.grid) == 0
             for family, offsets in CANDIDATE_OFFSETS.items():
-                occurrences[family].append(colour * 4 ** len(offsets) + window_keys(position, offsets)[empty])
-                add(family, digits_key([colour, *(position.cell(r + a, c + b) for a, b in offsets)]), 0, 1, 0)
-            for cr, cc in BLOCK_CENTRE:
+                if family not in families:
+                    continue
+                planes = ("stone", "liberty") if family in LIBERTY_FAMILIES else ("stone",)
+                keys = window_keys(position, offsets, planes)[empty]
+                occurrences[family].append(colour * 4 ** (len(offsets) * len(planes)) + keys)
+                add(family, digits_key([colour, *cell_digits(position, r, c, offsets, family)]), 0, 1, 0)
+            for cr, cc in BLOCK_CENTRE if "blk4" in families else ():
                 offsets = [(BLOCK_CELL[n][0] - cr, BLOCK_CELL[n][1] - cc) for n in BLOCK_ORDER]
                 occurrences["blk4"].append(colour * 4**16 + window_keys(position, offsets)[empty])
                 block = [(r - cr + BLOCK_CELL[n][0], c - cc + BLOCK_CELL[n][1]) for n in BLOCK_ORDER]
                 result = colour << (2 * (15 - block.index((r, c))))
                 add("blk4", digits_key([colour, *(position.cell(*p) for p in block)]), 0, 1, result)
-            if last is not None and 2 <= last[0] <= size - 3 and 2 <= last[1] <= size - 3:
+            if "d12" in families and last is not None and 2 <= last[0] <= size - 3 and 2 <= last[1] <= size - 3:
                 for s, key in d12_keys(position, colour, last).items():
                     add("d12", key, 1, int(s == (r, c)), 0)
             board.play(point[0], point[1], colour_name)
@@ -228,22 +267,24 @@ def real_games(tiny_archive) -> list[tuple[GameMoves, boards.Board, list]]:
     return games
 
 
-def test_all_families_match_the_reference_on_real_games(real_games):
-    frame, chosen_events = extract_patterns([game for game, _, _ in real_games])
-    expected = reference_counts([(game.board_size, start, plays) for game, start, plays in real_games])
+@pytest.mark.parametrize(("families", "n_games"), [(DEFAULT_FAMILIES, 20), (PREDICTION_FAMILIES, 8)])
+def test_all_families_match_the_reference_on_real_games(real_games, families, n_games):
+    games = sorted(real_games, key=lambda game: -len(game[0].setup))[:n_games]  # both handicap games first
+    frame, chosen_events = extract_patterns([game for game, _, _ in games], families=families)
+    expected = reference_counts([(game.board_size, start, plays) for game, start, plays in games], families)
     got = as_counts(frame)
-    for family in DEFAULT_FAMILIES:
+    for family in families:
         mine = {k: v for k, v in got.items() if k[0] == family}
         theirs = {k: v for k, v in expected.items() if k[0] == family}
         assert len(mine) == len(theirs), family
         assert mine == theirs, family
         assert chosen_events[family] == sum(v[1] for v in theirs.values())
-    assert set(frame["family"].unique(maintain_order=True)) == set(DEFAULT_FAMILIES)
+    assert set(frame["family"].unique(maintain_order=True)) == set(families)
 
 
 def test_totals_on_real_games(real_games):
     games = [game for game, _, _ in real_games]
-    frame, chosen_events = extract_patterns(games)
+    frame, chosen_events = extract_patterns(games, families=ALL_FAMILIES)
     sums = {f: (o, c) for f, o, c in frame.group_by("family").agg(pl.col("occurrence").sum(),
                                                                    pl.col("chosen").sum()).iter_rows()}
     candidates, board_moves = 0, 0
@@ -255,7 +296,7 @@ def test_totals_on_real_games(real_games):
                                   for c in range(game.board_size))
                 board_moves += 1
                 board.play(point[0], point[1], colour)
-    for family in ("sq3", "sq5", "dia13"):
+    for family in CANDIDATE_OFFSETS:
         assert sums[family] == (candidates, board_moves) and chosen_events[family] == board_moves
     assert sums["blk4"] == (4 * candidates, 4 * board_moves) and chosen_events["blk4"] == 4 * board_moves
     assert sums["d12"][1] == chosen_events["d12"] > 0
@@ -265,10 +306,11 @@ def test_totals_on_real_games(real_games):
 
 def test_one_shard_equals_the_sum_of_single_games(real_games):
     games = [game for game, _, _ in real_games[:4]]
-    whole = as_counts(extract_patterns(games, families=("sq3", "blk4", "d12"))[0])
+    families = ("sq3", "blk4", "d12", "lib9")
+    whole = as_counts(extract_patterns(games, families=families)[0])
     parts: dict = {}
     for game in games:
-        merge(parts, as_counts(extract_patterns([game], families=("sq3", "blk4", "d12"))[0]))
+        merge(parts, as_counts(extract_patterns([game], families=families)[0]))
     assert whole == parts
 
 
@@ -328,9 +370,9 @@ def test_all_families_match_the_reference_on_random_small_board_games(games):
         plays = [("b" if colour == B else "w", None if r < 0 else (size - 1 - r, c)) for colour, r, c in moves]
         reference_games.append((size, sgfmill_start(size, setup), plays))
     expected = reference_counts(reference_games)
-    frame, chosen_events = extract_patterns(packed)
+    frame, chosen_events = extract_patterns(packed, families=ALL_FAMILIES)
     assert as_counts(frame) == expected
-    for family in DEFAULT_FAMILIES:
+    for family in ALL_FAMILIES:
         assert chosen_events[family] == sum(v[1] for k, v in expected.items() if k[0] == family)
 
 

@@ -1,0 +1,103 @@
+"""`gopat suggest` and `gopat evaluate`: move prediction from a release's pattern statistics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from flows.commands import DEFAULT_WAREHOUSE, release_options
+
+LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add the `suggest` and `evaluate` commands."""
+    suggest = commands.add_parser("suggest", help="the most likely next moves of a position, from pattern statistics")
+    suggest.add_argument("sgf", metavar="FILE.sgf")
+    suggest.add_argument("--move", type=int, metavar="N", help="the position after N moves (default: the last)")
+    suggest.add_argument("--top", type=int, default=10, metavar="K", help=f"candidates to show (1..{len(LABELS)})")
+    suggest.add_argument("--diagrams", action="store_true", help="also print each candidate's matched pattern")
+    release_options(suggest)
+    suggest.set_defaults(run=run_suggest)
+
+    evaluate = commands.add_parser("evaluate", help="top-1/5/10 move prediction accuracy of a release on held-out games")
+    evaluate.add_argument("--games", required=True, metavar="SRC", help="URL, archive, .sgf file or folder of games")
+    evaluate.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
+    evaluate.add_argument("--release", metavar="VERSION", help="default: the current release")
+    evaluate.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    evaluate.add_argument("--no-record", action="store_true", help="do not store the result in the release manifest")
+    evaluate.set_defaults(run=run_evaluate)
+
+
+def run_suggest(args: argparse.Namespace) -> int:
+    """Print the position with the top candidates marked, then one line per candidate."""
+    from flows.evaluate import predictor_for, release_version
+    from flows.release import Layout
+    from transforms.errors import RejectError
+    from transforms.games import game_row
+    from transforms.parsing import parse_games
+    from transforms.patterns import FAMILIES
+    from transforms.predict import RESPONSE, score_position
+    from transforms.render import Mark, board_text, pattern_text, point_name
+
+    if not 1 <= args.top <= len(LABELS):
+        raise ValueError(f"--top must be within 1..{len(LABELS)}, got {args.top}")
+    path = Path(args.sgf)
+    if not path.is_file():
+        raise ValueError(f"{args.sgf}: no such file")
+    try:
+        records = parse_games(path.read_bytes())
+    except RejectError as error:
+        raise ValueError(f"{args.sgf}: {error.reason}: {error}") from None
+    _, game = game_row(records[0], game_id=args.sgf)
+    layout = Layout(Path(args.warehouse))
+    version = release_version(layout, args.release)
+    predictor = predictor_for(layout, version)
+    names = predictor.levels.names
+    position = score_position(predictor, game, moves=len(game.moves) if args.move is None else args.move)
+    top = position.candidates[:args.top]
+    size = len(position.board)
+    stones = [(1 if ch == "X" else 2, r, c) for r, row in enumerate(position.board) for c, ch in enumerate(row)
+              if ch in "XO"]
+    mover = "Black" if position.colour == 1 else "White"
+    last = f", last move {point_name(*position.last, size=size)}" if position.last else ""
+    print(f"{args.sgf}: position after {position.moves} moves, {mover} to move{last} (release {version})")
+    print(board_text(size, stones, marks=[Mark(c.row, c.col, LABELS[i]) for i, c in enumerate(top)]))
+    print(f"\n{'':2} {'point':5} {'score':>6}  {'pattern':15} {'seen':>9} {'chosen':>8} {'rate':>6}  {RESPONSE} seen/chosen")
+    for label, cand in zip(LABELS, top):
+        level = names.index(cand.family) if cand.family else None
+        seen, chosen = (cand.occurrence[level], cand.chosen[level]) if level is not None else (0, 0)
+        pattern = f"{cand.family} ({len(FAMILIES[cand.family].layout.points)} pts)" if cand.family else "none"
+        rate = f"{chosen / seen:.3f}" if seen else "-"
+        response = f"{cand.occurrence[-1]}/{cand.chosen[-1]}" if cand.keys[-1] is not None else "-"
+        print(f"{label:2} {point_name(cand.row, cand.col, size=size):5} {cand.score:6.3f}  {pattern:15} {seen:9d} "
+              f"{chosen:8d} {rate:>6}  {response}")
+        if args.diagrams and level is not None:
+            key = cand.keys[level]
+            print(f"   {cand.family} {key}\n   " + pattern_text(cand.family, key).replace("\n", "\n   "))
+    return 0
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    """Run the evaluation flow; print the accuracy (or the JSON record's result)."""
+    if args.json:
+        os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"  # standard output is the JSON object alone
+    from flows.evaluate import evaluate_release
+
+    record = evaluate_release(games=args.games, warehouse=args.warehouse, release=args.release,
+                              record=not args.no_record)
+    result = record["result"]
+    if args.json:
+        print(json.dumps({**result, "release": record["release"], "seconds": record["seconds"]}, separators=(",", ":")))
+        return 0
+    print(f"release {record['release']} on {record['games']['source']}: {result['games']} games, "
+          f"{result['positions']} positions, {record['seconds']} s")
+    print(f"top-1 {result['top1']:.4f}  top-5 {result['top5']:.4f}  top-10 {result['top10']:.4f}")
+    for phase, values in result["phases"].items():
+        print(f"  moves {phase:8} {values['positions']:8d} positions  top-1 {values['top1']:.4f}  "
+              f"top-5 {values['top5']:.4f}  top-10 {values['top10']:.4f}")
+    matched = ", ".join(f"{name} {share:.1%}" for name, share in result["matched"].items())
+    print(f"played move's largest matched pattern: {matched}; d12 response {result['response_matched']:.1%}")
+    return 0

@@ -1,0 +1,171 @@
+"""The evaluation flow: rank every legal point of held-out games with a release's patterns, record the accuracy."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from flows.fetch import fetch, is_url, sha256_file, sha256_folder
+from flows.release import Layout, code_version, created_now, current_version, read_manifest
+from transforms.archives import MemberReject, iter_members
+from transforms.games import ingest_members
+from transforms.patterns import GameMoves
+from transforms.predict import REQUIRED_FAMILIES, Predictor, Rule, evaluate, load_predictor
+
+
+def release_version(layout: Layout, release: str | None) -> str:
+    """The requested version, or the current one; ValueError when there is none."""
+    version = release or current_version(layout)
+    if version is None:
+        raise ValueError(f"no release in {layout.releases}; run `gopat build` first")
+    read_manifest(layout, version)
+    return version
+
+
+def predictor_for(layout: Layout, version: str, *, rule: Rule = Rule()) -> Predictor:
+    """Load the 16-symmetry statistics of a release's prediction families (patterns chosen at least once)."""
+    manifest = read_manifest(layout, version)
+    built = set(manifest.get("config", {}).get("families", []))
+    missing = [f for f in REQUIRED_FAMILIES if f not in built]
+    if missing:
+        raise ValueError(
+            f"release {version} lacks the prediction families {' '.join(missing)}; build it with "
+            f"`gopat build --families d12 sq3 sq5 dia13 blk4 {' '.join(f for f in REQUIRED_FAMILIES if f != 'd12')}`"
+        )
+    path = layout.release_dir(version) / "pattern_stats.parquet"
+    families = ", ".join(f"'{f}'" for f in REQUIRED_FAMILIES)
+    with duckdb.connect() as con:
+        stats = con.sql(
+            f"SELECT family, key, occurrence, chosen FROM read_parquet('{path.resolve()}') "
+            f"WHERE symmetry = 16 AND chosen >= 1 AND family IN ({families})"
+        ).pl()
+    return load_predictor(stats, rule=rule)
+
+
+def read_games(source: str, *, raw_dir: Path) -> tuple[list[GameMoves], dict]:
+    """Parse and replay every game of a source (URL, archive, SGF file or folder); the games and a summary."""
+    if is_url(source):
+        fetched = fetch(source, raw_dir=raw_dir)
+        path, sha = fetched.path, fetched.sha256
+    else:
+        path = Path(source).expanduser()
+        if not path.exists():
+            raise ValueError(f"{source}: no such file or folder")
+        sha = sha256_folder(path) if path.is_dir() else sha256_file(path)
+    members, rejected = [], 0
+    for member in iter_members(path):
+        if isinstance(member, MemberReject):
+            rejected += 1
+        else:
+            members.append((member.name, member.data))
+    shard = ingest_members(members, source=source, source_sha256=sha)
+    games = [shard.replays[game_id] for game_id in shard.games["game_id"]]
+    summary = {"source": source, "sha256": sha, "files": len(members) + rejected,
+               "rejected": rejected + len(shard.rejects), "games": len(games)}
+    return games, summary
+
+
+@contextlib.contextmanager
+def _manifest_lock(layout: Layout) -> Iterator[None]:
+    """Serialise manifest updates of one warehouse (blocking, unlike the build lock)."""
+    layout.root.mkdir(parents=True, exist_ok=True)
+    with (layout.root / ".manifest.lock").open("w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
+
+
+def record_evaluation(layout: Layout, version: str, record: dict) -> Path:
+    """Add ``record`` to the release manifest's ``evaluations`` (keyed by the games' sha256), atomically.
+
+    The manifest is rewritten into a temporary file beside it and renamed over it; the Parquet files
+    and their ``files`` checksums are untouched.
+    """
+    path = layout.release_dir(version) / "manifest.json"
+    with _manifest_lock(layout):
+        manifest = read_manifest(layout, version)
+        manifest.setdefault("evaluations", {})[record["games"]["sha256"]] = record
+        tmp = path.with_name(f".manifest-{os.getpid()}.json.tmp")
+        try:
+            with tmp.open("w") as fh:
+                fh.write(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+    return path
+
+
+@task(cache_policy=NO_CACHE)
+def load_games_task(source: str, raw_dir: Path) -> tuple[list[GameMoves], dict]:
+    """Read the held-out games."""
+    games, summary = read_games(source, raw_dir=raw_dir)
+    get_run_logger().info("%s: %d games from %d files (%d rejected)", source, summary["games"], summary["files"],
+                          summary["rejected"])
+    return games, summary
+
+
+@task(cache_policy=NO_CACHE)
+def load_predictor_task(layout: Layout, version: str, rule: Rule) -> Predictor:
+    """Load the release's pattern statistics into the predictor's hash table."""
+    predictor = predictor_for(layout, version, rule=rule)
+    get_run_logger().info("release %s: %d patterns loaded", version, predictor.n_patterns)
+    return predictor
+
+
+@task(cache_policy=NO_CACHE)
+def evaluate_task(predictor: Predictor, games: list[GameMoves]) -> dict:
+    """Rank every legal point of every position."""
+    return evaluate(predictor, games)
+
+
+@task(cache_policy=NO_CACHE)
+def record_task(layout: Layout, version: str, record: dict) -> Path:
+    """Store the result in the release manifest."""
+    return record_evaluation(layout, version, record)
+
+
+@flow(name="evaluate-release")
+def evaluate_release(
+    games: str,
+    warehouse: str = "warehouse",
+    release: str | None = None,
+    record: bool = True,
+    rule: Rule = Rule(),
+) -> dict:
+    """Evaluate a release's move prediction on the games of ``games`` and (by default) record it in its manifest.
+
+    Returns the record: release, games (source, sha256, counts), rule, result (see
+    :func:`transforms.predict.evaluate`), seconds, created and code version.
+    """
+    logger = get_run_logger()
+    start = time.perf_counter()
+    layout = Layout(Path(warehouse).resolve())
+    version = release_version(layout, release)
+    loaded, summary = load_games_task(games, layout.raw)
+    predictor = load_predictor_task(layout, version, rule)
+    result = evaluate_task(predictor, loaded)
+    entry = {
+        "release": version,
+        "games": summary,
+        "rule": {name: getattr(rule, name) for name in rule.__slots__},
+        "result": result,
+        "seconds": round(time.perf_counter() - start, 1),
+        "created": created_now(),
+        "code_version": code_version(),
+    }
+    logger.info("top-1 %.4f, top-5 %.4f, top-10 %.4f over %d positions", result["top1"], result["top5"],
+                result["top10"], result["positions"])
+    if record:
+        record_task(layout, version, entry)
+        logger.info("recorded in %s", layout.release_dir(version) / "manifest.json")
+    return entry

@@ -1,0 +1,88 @@
+"""Scale-out: the same release, byte for byte, from one local process and from a 2-worker Dask cluster."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+from distributed import Client, LocalCluster
+
+from flows.build import build_release
+from flows.shards import check_runner, extract_shard, shard_executor
+from transforms.archives import Limits, MemberReject, iter_members
+from transforms.games import ingest_members
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
+FAMILIES = ("d12", "sq3", "blk4")  # blk4 also merges its `result` masks across shards
+SHARD = 50  # 200 games -> 4 ingest shards and 4 extraction shards
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalCluster]:
+    """A Dask cluster of 2 single-threaded worker processes on 127.0.0.1."""
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address="127.0.0.1:0") as local:
+        yield local
+
+
+def _build(tiny_archive: Path, warehouse: Path, **options: object) -> tuple[dict, float]:
+    start = time.perf_counter()
+    manifest = build_release(
+        sources=[str(tiny_archive)], warehouse=str(warehouse), families=FAMILIES,
+        shard_size=SHARD, pattern_shard_size=SHARD, show_progress="quiet", **options,
+    )
+    return manifest, time.perf_counter() - start
+
+
+@pytest.fixture(scope="module")
+def releases(
+    prefect_harness: None, tiny_archive: Path, cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, tuple[dict, float]]:
+    """tiny.tar.gz built with the default runner and one process, and on the Dask cluster by address."""
+    local = _build(tiny_archive, tmp_path_factory.mktemp("local"), workers=1)
+    dask = _build(tiny_archive, tmp_path_factory.mktemp("dask"), workers=2, runner=cluster.scheduler_address)
+    return {"local": local, "dask": dask}
+
+
+def test_one_process_and_two_dask_workers_publish_identical_tables(releases: dict, cluster: LocalCluster) -> None:
+    (local, local_seconds), (dask, dask_seconds) = releases["local"], releases["dask"]
+    assert local["ingest"]["files_in"] == 200 and local["ingest"]["games"] > 190
+    assert (local["sources"], local["config"]) == (dask["sources"], dask["config"])
+    tables = {f"{table}.parquet" for table in local["row_counts"]}
+    assert tables <= set(local["files"]) and tables <= set(dask["files"])
+    assert {t: dask["files"][t]["sha256"] for t in tables} == {t: local["files"][t]["sha256"] for t in tables}
+    with Client(cluster) as client:
+        executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
+    assert len(executed) == 2 and all(count > 0 for count in executed.values()), executed
+    assert sum(executed.values()) == 4 + 4  # every ingest and extraction shard ran on the cluster
+    phases = {name: {p: m["timings"][p] for p in ("ingest", "extract")} for name, m in (("local", local), ("dask", dask))}
+    print(f"\ntiny.tar.gz {FAMILIES}: build wall s local 1 process {local_seconds:.1f}, Dask 2 workers {dask_seconds:.1f}; "
+          f"sharded phases {phases}")
+
+
+def test_temporary_local_dask_cluster_gives_the_same_shard_bytes_as_a_direct_call(tiny_archive: Path) -> None:
+    members = [(m.name, m.data) for m in iter_members(tiny_archive, limits=Limits()) if not isinstance(m, MemberReject)]
+    games = list(ingest_members(members[:30], source="tiny", source_sha256="0" * 64).replays.values())
+    halves = [games[:15], games[15:]]
+    expected = [extract_shard(half, FAMILIES) for half in halves]
+    with shard_executor(workers=2, runner="dask") as pool:
+        results = [future.result() for future in [pool.submit(extract_shard, half, FAMILIES) for half in halves]]
+    assert results == expected
+    merged = pl.concat([pl.read_parquet(parquet) for parquet, _ in results])
+    assert merged.height > 0
+    assert sum(events["d12"] for _, events in results) == merged.filter(
+        (pl.col("family") == "d12") & (pl.col("symmetry") == 8))["chosen"].sum()
+
+
+@pytest.mark.parametrize("runner", ["", "Dask", "cluster:8786", "8786", "localhost:8786"])
+def test_unknown_runner_is_refused_before_any_work(runner: str) -> None:
+    with pytest.raises(ValueError, match="runner must be 'local', 'dask' or a Dask scheduler address"):
+        check_runner(runner)
+
+
+@pytest.mark.parametrize("runner", ["local", "dask", "tcp://10.0.0.5:8786", "tls://scheduler:8786"])
+def test_known_runners_are_accepted(runner: str) -> None:
+    assert check_runner(runner) == runner

@@ -1,0 +1,295 @@
+"""Move prediction against a slow reference: legal points, canonical keys, scores and ranks, position by position."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.transforms.test_board import RulesOracle
+from tests.transforms.test_patterns import GRIDCULAR, chain, d12_keys, digits_key, random_games
+from tests.transforms.test_patterns import real_games  # noqa: F401 - the shared module fixture
+from transforms.patterns import FAMILIES, GameMoves, extract_patterns
+from transforms.predict import (
+    LEVELS,
+    PHASES,
+    REQUIRED_FAMILIES,
+    RESPONSE,
+    TOP_K,
+    Rule,
+    evaluate,
+    levels,
+    load_predictor,
+    score_position,
+)
+from transforms.stats import key_strings
+from transforms.symmetry import parse_key
+
+B, W = 1, 2
+# Cells of each level written out independently of the code (Stern et al. 2006 / Pachi distances).
+LEVEL_CELLS = {"dia29": GRIDCULAR[6], "dia21": GRIDCULAR[5], "lib13": GRIDCULAR[4], "lib9": GRIDCULAR[3],
+               "lib5": GRIDCULAR[2]}
+WITH_LIBERTIES = {"lib13", "lib9", "lib5"}
+RULE = Rule()
+
+
+def stats_frame(games: list[GameMoves]) -> pl.DataFrame:
+    """16-symmetry statistics of ``games`` as a release stores them (key as digit text)."""
+    raw, _ = extract_patterns(games, families=REQUIRED_FAMILIES)
+    parts = []
+    for (family,), part in raw.group_by("family"):
+        canonical, _, _ = FAMILIES[family].group(16).canonicalize(part["key"].to_numpy())
+        frame = pl.DataFrame({"key": canonical, "occurrence": part["occurrence"], "chosen": part["chosen"]})
+        summed = frame.group_by("key").agg(pl.col("occurrence").sum(), pl.col("chosen").sum())
+        texts = key_strings(summed["key"].to_numpy(), FAMILIES[family].layout.n_digits)
+        parts.append(summed.with_columns(family=pl.lit(family), key=pl.Series(texts)))
+    return pl.concat(parts).select("family", "key", "occurrence", "chosen")
+
+
+class Grid:
+    """The grid interface of the d12 reference in test_patterns."""
+
+    def __init__(self, cells: list[list[int]]) -> None:
+        self.grid = cells
+        self.size = len(cells)
+
+    def cell(self, r: int, c: int) -> int:
+        return self.grid[r][c] if 0 <= r < self.size and 0 <= c < self.size else 3
+
+
+def legal(oracle: RulesOracle, colour: int, r: int, c: int) -> bool:
+    trial = RulesOracle(oracle.size)
+    trial.cells = [row[:] for row in oracle.cells]
+    trial.ko = oracle.ko
+    return trial.play(colour, r, c) is None
+
+
+def reference_positions(game: GameMoves) -> list[dict]:
+    """Every position before a board move: the legal points in row-major order and their raw keys.
+
+    Returns dicts with the move number, the colour to move, the played point, the legal points and,
+    per level and for d12, the raw (not canonical) key of each point (d12: None where it has none).
+    """
+    oracle = RulesOracle(game.board_size)
+    for colour, r, c in game.setup:
+        oracle.cells[r][c] = int(colour)
+    size, last, positions = game.board_size, None, []
+    for t, (colour, row, col) in enumerate(tuple(int(v) for v in move) for move in game.moves):
+        if row >= 0:
+            grid = oracle.cells
+            libs = {}
+            for r in range(size):
+                for c in range(size):
+                    if grid[r][c] and (r, c) not in libs:
+                        stones, liberties = chain(grid, r, c)
+                        libs.update(dict.fromkeys(stones, min(len(liberties), 3)))
+            points = [(r, c) for r in range(size) for c in range(size) if grid[r][c] == 0 and legal(oracle, colour, r, c)]
+            keys = {}
+            for name, cells in LEVEL_CELLS.items():
+                keys[name] = []
+                for r, c in points:
+                    around = [(r + a, c + b) for a, b in cells]
+                    digits = [grid[p][q] if 0 <= p < size and 0 <= q < size else 3 for p, q in around]
+                    if name in WITH_LIBERTIES:
+                        digits += [libs.get((p, q), 0) for p, q in around]
+                    keys[name].append(digits_key([colour, *digits]))
+            response = {}
+            if last is not None and 2 <= last[0] <= size - 3 and 2 <= last[1] <= size - 3:
+                response = d12_keys(Grid(grid), colour, last)
+            keys[RESPONSE] = [response.get(p) for p in points]
+            positions.append({"move": t + 1, "colour": colour, "played": (row, col), "points": points, "keys": keys})
+        assert oracle.play(colour, row, col) is None
+        last = None if row < 0 else (row, col)
+    return positions
+
+
+def canonical_keys(positions: list[dict]) -> None:
+    """Replace every raw key by its canonical key under the 16 symmetries (one vectorised call per family)."""
+    for name in [*LEVELS, RESPONSE]:
+        flat = [k for pos in positions for k in pos["keys"][name] if k is not None]
+        canonical = iter(FAMILIES[name].group(16).canonicalize(np.array(flat, dtype=np.int64))[0].tolist() if flat else [])
+        for pos in positions:
+            pos["keys"][name] = [None if k is None else next(canonical) for k in pos["keys"][name]]
+
+
+def reference_scores(pos: dict, counts: dict, rule: Rule) -> list[tuple[float, str | None]]:
+    """The rule written out: from the smallest level up, a level seen at least k times replaces the score
+    by (chosen + m * score) / (occurrence + m); then d12 lifts it to its own shrunk rate if higher."""
+    scores = []
+    for i in range(len(pos["points"])):
+        score, family = rule.base, None
+        for name in reversed(LEVELS):
+            occurrence, chosen = counts.get((name, pos["keys"][name][i]), (0, 0))
+            if occurrence >= rule.min_occurrence:
+                score, family = (chosen + rule.shrink * score) / (occurrence + rule.shrink), name
+        occurrence, chosen = counts.get((RESPONSE, pos["keys"][RESPONSE][i]), (0, 0))
+        if pos["keys"][RESPONSE][i] is not None and occurrence >= rule.response_min:
+            score = max(score, (chosen + rule.response_shrink * score) / (occurrence + rule.response_shrink))
+        scores.append((score, family))
+    return scores
+
+
+def counts_of(stats: pl.DataFrame) -> dict:
+    """(family, canonical key) -> (occurrence, chosen) of the patterns chosen at least once."""
+    return {(f, parse_key(k)): (o, c) for f, k, o, c in stats.filter(pl.col("chosen") >= 1).iter_rows()}
+
+
+def game(size: int, setup: list, moves: list) -> GameMoves:
+    return GameMoves(size, np.array(setup, dtype=np.int16).reshape(-1, 3), np.array(moves, dtype=np.int16).reshape(-1, 3))
+
+
+def ascii_setup(text: str) -> tuple[int, list]:
+    rows = ["".join(line.split()) for line in text.strip().splitlines()]
+    return len(rows), [({"X": B, "O": W}[ch], r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch in "XO"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Keys, scores and ranks against the reference.
+
+
+def check_positions(games: list[GameMoves], training: list[GameMoves]) -> None:
+    stats = stats_frame(training)
+    predictor = load_predictor(stats)
+    counts = counts_of(stats)
+    hits = np.zeros((len(PHASES), len(TOP_K)), dtype=np.int64)
+    positions = np.zeros(len(PHASES), dtype=np.int64)
+    for g in games:
+        expected = reference_positions(g)
+        canonical_keys(expected)
+        for pos in expected:
+            got = score_position(predictor, g, moves=pos["move"] - 1)
+            assert got.colour == pos["colour"]
+            by_point = {(c.row, c.col): c for c in got.candidates}
+            assert sorted(by_point) == pos["points"]
+            scores = reference_scores(pos, counts, RULE)
+            for i, point in enumerate(pos["points"]):
+                cand = by_point[point]
+                want = [pos["keys"][name][i] for name in [*LEVELS, RESPONSE]]
+                assert [None if k is None else parse_key(k) for k in cand.keys] == want
+                assert cand.score == pytest.approx(scores[i][0], rel=1e-12) and cand.family == scores[i][1]
+                assert (cand.occurrence[-1], cand.chosen[-1]) == counts.get((RESPONSE, want[-1]), (0, 0))
+            order = sorted(range(len(scores)), key=lambda i: (-scores[i][0], i))
+            assert [(c.row, c.col) for c in got.candidates] == [pos["points"][i] for i in order]
+            rank = order.index(pos["points"].index(pos["played"])) + 1
+            phase = next(i for i, (lo, hi) in enumerate(PHASES) if lo <= pos["move"] and (hi is None or pos["move"] <= hi))
+            positions[phase] += 1
+            hits[phase] += [rank <= k for k in TOP_K]
+    result = evaluate(predictor, games)
+    assert result["positions"] == positions.sum() and result["games"] == len(games)
+    for i, k in enumerate(TOP_K):
+        assert result[f"top{k}"] == round(hits[:, i].sum() / positions.sum(), 4)
+        for p, values in enumerate(result["phases"].values()):
+            assert values["positions"] == positions[p]
+            assert values[f"top{k}"] == (round(hits[p, i] / positions[p], 4) if positions[p] else 0.0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(games=st.lists(random_games(), min_size=2, max_size=4), data=st.data())
+def test_keys_scores_and_ranks_match_the_reference_on_random_small_board_games(games, data):
+    packed = [game(size, setup, moves) for size, setup, moves in games]
+    training = data.draw(st.lists(st.sampled_from(packed), min_size=1, max_size=len(packed)))
+    check_positions(packed[:2], training + packed[2:])
+
+
+def test_keys_scores_and_ranks_match_the_reference_on_real_games(real_games):
+    games = [g for g, _, _ in real_games]
+    test = [GameMoves(g.board_size, g.setup, g.moves[:60]) for g in games[:2]]
+    check_positions(test, games[2:] + [games[0]])
+
+
+def test_a_game_in_its_own_statistics_matches_its_largest_pattern_every_time(real_games):
+    games = [g for g, _, _ in real_games]
+    result = evaluate(load_predictor(stats_frame(games[:6])), games[:6])
+    assert result["matched"][LEVELS[0]] == 1.0 and result["matched"]["none"] == 0.0
+    assert result["positions"] == sum(int((g.moves[:, 1] >= 0).sum()) for g in games[:6])
+    assert sum(values["positions"] for values in result["phases"].values()) == result["positions"]
+    assert result["top1"] <= result["top5"] <= result["top10"] <= 1.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand-checked positions.
+
+
+CAPTURE = """
+. . . . .
+. X O X .
+. . X . .
+. . . . .
+. . . . .
+"""
+
+
+def test_a_capture_learned_from_statistics_ranks_first_with_its_counts():
+    # black to move; the white stone at (1,2) has one liberty, (0,2): capturing there is the lib5 pattern
+    # centre (0,2) empty, up off-board, left (0,1) empty, right (0,3) empty, down (1,2) white with 1 liberty
+    size, setup = ascii_setup(CAPTURE)
+    raw = parse_key("1" "30002" "00001")  # stone digits (-1,0) (0,-1) (0,0) (0,1) (1,0), then liberties
+    key = FAMILIES["lib5"].group(16).canonical(raw)
+    stats = pl.DataFrame({"family": ["lib5", "sq3"], "key": [key_strings(np.array([key]), 11)[0], "1000000000"],
+                          "occurrence": [10, 50], "chosen": [9, 50]})
+    position = score_position(load_predictor(stats), game(size, setup, []), moves=0)
+    best = position.candidates[0]
+    assert (best.row, best.col) == (0, 2) and position.colour == B
+    assert best.family == "lib5" and (best.occurrence[-2], best.chosen[-2]) == (10, 9)
+    assert best.score == pytest.approx((9 + 30 * 0.004) / (10 + 30))
+    # every other point kept the base score, in row-major order, and the sq3 row was ignored
+    assert all(c.score == pytest.approx(0.004) and c.family is None for c in position.candidates[1:])
+    rest = [(c.row, c.col) for c in position.candidates[1:]]
+    assert rest == sorted(rest) and len(rest) == 25 - 4 - 1
+
+
+SUICIDE_AND_KO = """
+. X O . .
+X O . O .
+. X O . .
+X . X . .
+. X . . .
+"""
+
+
+def test_suicide_and_ko_recapture_points_are_not_candidates():
+    size, setup = ascii_setup(SUICIDE_AND_KO)
+    predictor = load_predictor(pl.DataFrame(schema={"family": pl.String, "key": pl.String,
+                                                    "occurrence": pl.Int64, "chosen": pl.Int64}))
+    black = {(c.row, c.col) for c in score_position(predictor, game(size, setup, []), moves=0).candidates}
+    assert {(1, 2), (3, 1)} <= black and len(black) == 25 - 10  # its own eye and the capture are legal
+    # black captures (1,1) at (1,2): white may neither retake at once (ko) nor fill black's eye (suicide)
+    taken = game(size, setup, [(B, 1, 2), (W, -1, -1), (B, -1, -1)])
+    white = score_position(predictor, taken, moves=1)
+    points = {(c.row, c.col) for c in white.candidates}
+    assert white.colour == W and (1, 1) not in points and (3, 1) not in points and len(points) == 25 - 10 - 2
+    # after a pass each the ko is lifted
+    later = score_position(predictor, taken, moves=3)
+    assert later.colour == W and (1, 1) in {(c.row, c.col) for c in later.candidates}
+    assert all(c.family is None and c.keys[-1] is None for c in later.candidates)
+
+
+def test_colour_to_move_and_move_bounds():
+    predictor = load_predictor(pl.DataFrame(schema={"family": pl.String, "key": pl.String,
+                                                    "occurrence": pl.Int64, "chosen": pl.Int64}))
+    handicap = game(9, [(B, 2, 2), (B, 6, 6)], [])
+    assert score_position(predictor, handicap, moves=0).colour == W
+    played = game(9, [], [(B, 4, 4), (W, 2, 2)])
+    assert [score_position(predictor, played, moves=n).colour for n in (0, 1, 2)] == [B, W, B]
+    assert score_position(predictor, played, moves=2).last == (2, 2)
+    assert score_position(predictor, played, moves=2).board[4][4] == "X"
+    for bad in (-1, 3, True):
+        with pytest.raises(ValueError):
+            score_position(predictor, played, moves=bad)
+
+
+def test_levels_and_rule_reject_bad_input():
+    with pytest.raises(ValueError):
+        levels(["blk4"])
+    with pytest.raises(ValueError):
+        levels(["dia29", "dia29"])
+    with pytest.raises(ValueError):
+        levels(["lib5"], response="sq3")
+    for bad in ({"min_occurrence": 0}, {"shrink": 0}, {"base": 1.0}):
+        with pytest.raises(ValueError):
+            Rule(**bad)
+    empty = load_predictor(pl.DataFrame(schema={"family": pl.String, "key": pl.String,
+                                                "occurrence": pl.Int64, "chosen": pl.Int64}))
+    assert evaluate(empty, [])["positions"] == 0
