@@ -347,7 +347,6 @@ def build_release(
                 "memory_limit": DUCKDB_MEMORY,
                 "temp_directory": str(stage / "spill"),
                 "threads": workers,
-                "preserve_insertion_order": False,  # every published table is ORDER BY'd explicitly
             },
         )
         try:

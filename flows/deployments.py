@@ -175,5 +175,7 @@ def serve(*, prefect_file: Path, limit: int = 1) -> None:
 
 def _cron(prefect_file: Path, name: str, schedule: dict) -> Cron:
     if set(schedule) - {"cron", "timezone", "active"} or "cron" not in schedule:
-        raise ValueError(f"{prefect_file}: deployment {name}: gopat serve takes cron schedules (cron, timezone, active)")
+        raise ValueError(
+            f"{prefect_file}: deployment {name}: gopat serve takes cron schedules (cron, timezone, active)"
+        )
     return Cron(schedule["cron"], timezone=schedule.get("timezone"), active=schedule.get("active", True))

@@ -47,6 +47,8 @@ code,.key{font-family:"DejaVu Sans Mono",monospace;font-size:.78em;word-break:br
 .chart{max-width:100%;height:auto}.note{color:#555;font-size:.9em;max-width:60em}
 .node{display:none}.node:target{display:block}main:not(:has(.node:target)) #n0{display:block}
 .explorer{display:flex;gap:20px;flex-wrap:wrap;align-items:flex-start}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(500px,1fr));gap:0 28px}.grid .wide{grid-column:1/-1}
+.panel h2{margin-top:.9em}
 footer{color:#777;font-size:.8em;padding:1em 1.2em}
 """
 
@@ -185,7 +187,35 @@ def _figure(width: float = 8.0, height: float = 3.0, *, counts: str = "y") -> tu
 # Pages.
 
 
+def _panel(title: str, content: str, *, wide: bool = False) -> str:
+    return f'<section class="panel{" wide" if wide else ""}"><h2>{escape(title)}</h2>{content}</section>'
+
+
 def _index(con: duckdb.DuckDBPyConnection, manifest: dict, families: list[str], options: ReportOptions) -> str:
+    panels = _corpus_panels(con, manifest) + _game_charts(con)
+    rows = con.execute("""
+        SELECT family, count(*), sum(occurrence), sum(chosen) FROM pattern_stats WHERE symmetry = ?
+        GROUP BY family ORDER BY family
+    """, [options.symmetry]).fetchall()
+    panels.append(_panel(f"Pattern families ({options.symmetry} symmetries)", _table(
+        ["family", "canonical patterns", "occurrence", "chosen", "chosen rate"],
+        [(f'<a href="patterns-{escape(f)}.html">{escape(f)}</a>', _number(k), _number(o), _number(c),
+          _percent(c / o if o else None)) for f, k, o, c in rows],
+        [False, True, True, True, True]) + '<p>Also: <a href="templates.html">don\'t-care templates</a>, '
+        '<a href="fuseki.html">fuseki</a>, <a href="openings.html">opening explorer</a>.</p>', wide=True))
+    top = [con.execute(
+        "SELECT key, occurrence, chosen, chosen_rate FROM pattern_stats WHERE family = ? AND symmetry = ? "
+        "ORDER BY chosen DESC, key LIMIT 1", [family, options.symmetry]).fetchone() for family in families]
+    cards = [_card(pattern_svg(family, key), f"{family}: {key}", [
+        ("occurrence", _number(occurrence)), ("chosen", _number(chosen)), ("chosen rate", _percent(rate))])
+        for family, (key, occurrence, chosen, rate) in zip(families, top)]
+    panels.append(_panel("The most played pattern of each family", f'<div class="cards">{"".join(cards)}</div>',
+                         wide=True))
+    return f'<div class="grid">{"".join(panels)}</div>'
+
+
+def _corpus_panels(con: duckdb.DuckDBPyConnection, manifest: dict) -> list[str]:
+    """The release and its ingest equation; games and rejects per source; rejects by reason."""
     ingest = manifest.get("ingest", {})
     games, moves, with_year = con.execute(
         "SELECT count(*), coalesce(sum(move_count), 0), count(year) FROM games").fetchone()
@@ -197,7 +227,6 @@ def _index(con: duckdb.DuckDBPyConnection, manifest: dict, families: list[str], 
         ("duplicate games dropped", _number(ingest.get("duplicates"))), ("moves", _number(moves)),
         ("games with a year", _number(with_year)),
     ]
-    parts = ["<h2>Corpus</h2>", _table(["", ""], facts, [False, True])]
     sources = con.execute("""
         SELECT s.source, s.sha256, coalesce(g.games, 0), coalesce(r.rejects, 0)
         FROM (SELECT unnest(?::STRUCT(source VARCHAR, sha256 VARCHAR)[], recursive := true)) AS s
@@ -206,20 +235,38 @@ def _index(con: duckdb.DuckDBPyConnection, manifest: dict, families: list[str], 
             ON r.source_sha256 = s.sha256
         ORDER BY s.source
     """, [[{"source": s["source"], "sha256": s["sha256"]} for s in manifest.get("sources", [])]]).fetchall()
-    parts += ["<h2>Sources</h2>", _table(
+    source_table = _table(
         ["source", "sha256", "games", "rejects"],
         [(escape(s), f"<code>{escape(h[:16])}</code>", _number(g), _number(r)) for s, h, g, r in sources],
-        [False, False, True, True])]
-    years = con.execute("SELECT year, count(*) FROM games WHERE year IS NOT NULL GROUP BY year ORDER BY year").fetchall()
-    parts.append("<h2>Games per year</h2>")
+        [False, False, True, True])
+    reasons = con.execute(
+        "SELECT reason, count(*), min(message) FROM rejects GROUP BY reason ORDER BY count(*) DESC, reason").fetchall()
+    if reasons:
+        figure, axes = _figure(7, 0.6 + 0.3 * len(reasons), counts="x")
+        axes.barh([r for r, _, _ in reasons][::-1], [n for _, n, _ in reasons][::-1], color=_CHART_COLOURS[1])
+        axes.set_xlabel("rejected files, members or sources")
+        rejected = _chart(figure, "rejects-by-reason") + _table(
+            ["reason", "count", "example message"],
+            [(f"<code>{escape(r)}</code>", _number(n), escape(m)) for r, n, m in reasons], [False, True, False])
+    else:
+        rejected = "<p>No file was rejected.</p>"
+    return [_panel("Corpus", _table(["", ""], facts, [False, True])),
+            f'<div>{_panel("Sources", source_table)}{_panel("Rejects by reason", rejected)}</div>']
+
+
+def _game_charts(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Charts of games per year and of game length."""
+    years = con.execute(
+        "SELECT year, count(*) FROM games WHERE year IS NOT NULL GROUP BY year ORDER BY year").fetchall()
     if years:
         figure, axes = _figure()
         axes.bar([y for y, _ in years], [n for _, n in years], color=_CHART_COLOURS[0], width=0.8)
         axes.set_xlabel("year (DT)")
         axes.set_ylabel("games")
-        parts.append(_chart(figure, "games-per-year"))
+        per_year = _chart(figure, "games-per-year")
     else:
-        parts.append("<p>No game has a year.</p>")
+        per_year = "<p>No game has a year.</p>"
+    panels = [_panel("Games per year", per_year)]
     lengths = [n for (n,) in con.execute("SELECT move_count FROM games").fetchall()]
     if lengths:
         cap = min(max(lengths), _LONGEST_BIN)
@@ -228,39 +275,8 @@ def _index(con: duckdb.DuckDBPyConnection, manifest: dict, families: list[str], 
         axes.set_xlabel(f"moves in the main line (10-move bins; longer than {cap} in the last)"
                         if max(lengths) > cap else "moves in the main line (10-move bins)")
         axes.set_ylabel("games")
-        parts += ["<h2>Game length</h2>", _chart(figure, "game-length")]
-    reasons = con.execute(
-        "SELECT reason, count(*), min(message) FROM rejects GROUP BY reason ORDER BY count(*) DESC, reason").fetchall()
-    parts.append("<h2>Rejects by reason</h2>")
-    if reasons:
-        figure, axes = _figure(8, 0.6 + 0.3 * len(reasons), counts="x")
-        axes.barh([r for r, _, _ in reasons][::-1], [n for _, n, _ in reasons][::-1], color=_CHART_COLOURS[1])
-        axes.set_xlabel("rejected files, members or sources")
-        parts.append(_chart(figure, "rejects-by-reason"))
-        parts.append(_table(["reason", "count", "example message"],
-                            [(f"<code>{escape(r)}</code>", _number(n), escape(m)) for r, n, m in reasons],
-                            [False, True, False]))
-    else:
-        parts.append("<p>No file was rejected.</p>")
-    rows = con.execute("""
-        SELECT family, count(*), sum(occurrence), sum(chosen) FROM pattern_stats WHERE symmetry = ?
-        GROUP BY family ORDER BY family
-    """, [options.symmetry]).fetchall()
-    parts += [f"<h2>Pattern families ({options.symmetry} symmetries)</h2>", _table(
-        ["family", "canonical patterns", "occurrence", "chosen", "chosen rate"],
-        [(f'<a href="patterns-{escape(f)}.html">{escape(f)}</a>', _number(k), _number(o), _number(c),
-          _percent(c / o if o else None)) for f, k, o, c in rows],
-        [False, True, True, True, True])]
-    top = [con.execute(
-        "SELECT key, occurrence, chosen, chosen_rate, orbit_size FROM pattern_stats WHERE family = ? AND symmetry = ? "
-        "ORDER BY chosen DESC, key LIMIT 1", [family, options.symmetry]).fetchone() for family in families]
-    cards = [_card(pattern_svg(family, key), f"{family}: {key}", [
-        ("occurrence", _number(occurrence)), ("chosen", _number(chosen)), ("chosen rate", _percent(rate))])
-        for family, (key, occurrence, chosen, rate, _) in zip(families, top)]
-    parts += ["<h2>The most played pattern of each family</h2>", f'<div class="cards">{"".join(cards)}</div>']
-    parts.append('<p>Also: <a href="templates.html">don\'t-care templates</a>, <a href="fuseki.html">fuseki</a>, '
-                 '<a href="openings.html">opening explorer</a>.</p>')
-    return "".join(parts)
+        panels.append(_panel("Game length", _chart(figure, "game-length")))
+    return panels
 
 
 def _pattern_cards(family: str, rows: Sequence[tuple]) -> str:
@@ -291,11 +307,12 @@ def _patterns_page(con: duckdb.DuckDBPyConnection, family: str, options: ReportO
         f"SELECT {columns} FROM pattern_stats WHERE {where} AND occurrence >= ? "
         "ORDER BY chosen_rate DESC, occurrence DESC, key LIMIT ?", [*params, options.rate_min_occurrence, options.top],
     ).fetchall()
-    parts += [f"<h2>Highest chosen rate, occurrence at least {_number(options.rate_min_occurrence)} ({len(urgent)})</h2>",
+    floor = _number(options.rate_min_occurrence)
+    parts += [f"<h2>Highest chosen rate, occurrence at least {floor} ({len(urgent)})</h2>",
               _pattern_cards(family, urgent)]
     by_stones = con.execute(
-        f"SELECT stones, sum(chosen) / sum(occurrence) FROM pattern_stats WHERE {where} GROUP BY stones ORDER BY stones",
-        params).fetchall()
+        f"SELECT stones, sum(chosen) / sum(occurrence) FROM pattern_stats WHERE {where} "
+        "GROUP BY stones ORDER BY stones", params).fetchall()
     ranks = sorted({round(1.1 ** i) for i in range(400) if round(1.1 ** i) <= keys})
     ranked = con.execute(f"""
         SELECT rank, occurrence FROM (
@@ -359,7 +376,8 @@ def _fuseki_page(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> str:
              "Black's win rate counts a draw as half.</p>"]
     if per_year:
         figure, axes = _figure(9, 3.4)
-        years = sorted(per_year)
+        busiest = max(per_year.values())
+        years = sorted(y for y, n in per_year.items() if n >= busiest / 10)  # a handful of games is noise
         for i, (key, *_, year_counts) in enumerate(rows[:options.fuseki_chart]):
             counts = {entry["year"]: entry["games"] for entry in year_counts}
             axes.plot(years, [100 * counts.get(y, 0) / per_year[y] for y in years], marker=".", linewidth=1.2,
@@ -451,7 +469,8 @@ def _openings_page(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> st
         table = _table(["", "move", "games", "share", "Black wins"], rows, [False, False, True, True, True])
         heading = "Empty board" if depth == 0 else f"After {depth} moves"
         parts.append(
-            f'<section class="node" id="n{index}" data-depth="{depth}" data-node="{escape(position)}"><h2>{heading}: {_number(node_games)} games</h2>'
+            f'<section class="node" id="n{index}" data-depth="{depth}" data-node="{escape(position)}">'
+            f'<h2>{heading}: {_number(node_games)} games</h2>'
             f'<p>{"Reached from " + back if back else ""}</p><div class="explorer">{board}{table}</div></section>'
         )
     return "".join(parts)

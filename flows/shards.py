@@ -34,7 +34,7 @@ from transforms.stats import canonical_shard
 
 SYMMETRIES = (8, 16)
 LOCAL, DASK = "local", "dask"
-SCHEDULER_SCHEMES = ("tcp://", "tls://", "ucx://", "inproc://", "ws://", "wss://")
+SCHEDULER_SCHEMES = ("tcp://", "tls://", "ucx://", "ws://", "wss://")
 
 
 def check_runner(runner: str) -> str:
@@ -55,7 +55,7 @@ def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[Executor]:
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             yield pool
         return
-    from prefect_dask import DaskTaskRunner
+    from prefect_dask import DaskTaskRunner  # here: importing distributed costs seconds in every local worker
 
     if runner == DASK:
         task_runner = DaskTaskRunner(cluster_kwargs={

@@ -100,7 +100,8 @@ def pattern_texts(family: str, patterns: np.ndarray | Sequence[str] | Sequence[i
     colours, codes = _codes(family, patterns)
     template, slots = _text_template(_family(family))
     text = np.tile(np.frombuffer(template.encode(), dtype=np.uint8), (len(colours), 1))
-    text[:, :5] = np.where((colours == 1)[:, None], np.frombuffer(b"Black", np.uint8), np.frombuffer(b"White", np.uint8))
+    black, white = np.frombuffer(b"Black", np.uint8), np.frombuffer(b"White", np.uint8)
+    text[:, :5] = np.where((colours == 1)[:, None], black, white)
     for digit, (slot, alphabet) in enumerate(slots):
         text[:, slot] = np.frombuffer(alphabet, dtype=np.uint8)[codes[:, digit]]
     return np.ascontiguousarray(text).view(f"S{len(template)}").ravel().astype(str)
@@ -223,7 +224,7 @@ def pattern_svg(family: str, pattern: str | int, *, cell: int = 28, caption: boo
     if caption:
         mover = int(colours[0])
         parts.append(_stone(cell * 0.45, top / 2 + 1, cell * 0.22, mover, "to-move"))
-        parts.append(f'<text x="{cell * 0.8:g}" y="{top / 2 + 1:g}" font-size="{cell * 0.42:g}" {_FONT} '
+        parts.append(f'<text x="{cell * 0.8:g}" y="{top / 2 + 1:g}" font-size="{cell * 0.42:g}" '
                      f'dominant-baseline="central">{"Black" if mover == BLACK else "White"} to move</text>')
     text = str(int(colours[0])) + "".join(SYMBOLS[code] for code in codes[0])
     return _svg(size_w, size_h, "diagram pattern", title or f"{family} {text}", parts,
@@ -239,13 +240,14 @@ def _stone(x: float, y: float, radius: float, colour: int, css_class: str = "sto
 def _text(x: float, y: float, size: float, text: str, colour: str, *, bold: bool = False, css_class: str = "") -> str:
     weight = ' font-weight="bold"' if bold else ""
     kind = f' class="{css_class}"' if css_class else ""
-    return (f'<text x="{x:g}" y="{y:g}" font-size="{size:g}" {_FONT}{weight} fill="{colour}" text-anchor="middle" '
+    return (f'<text x="{x:g}" y="{y:g}" font-size="{size:g}"{weight} fill="{colour}" text-anchor="middle" '
             f'dominant-baseline="central"{kind}>{escape(text)}</text>')
 
 
 def _svg(width: float, height: float, css_class: str, title: str, parts: list[str], *, extra: str = "") -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="{css_class}"{extra} width="{width:g}" height="{height:g}" '
-            f'viewBox="0 0 {width:g} {height:g}" role="img"><title>{escape(title)}</title>{"".join(parts)}</svg>')
+            f'viewBox="0 0 {width:g} {height:g}" role="img" {_FONT}><title>{escape(title)}</title>'
+            f'{"".join(parts)}</svg>')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,7 +297,9 @@ def sequence_stones(sequence: str, *, size: int = 19) -> tuple[list[tuple[int, i
     return [(colour, r, c) for (r, c), colour in stones.items()], labels
 
 
-def _check_board(size: int, stones: Iterable[tuple[int, int, int]], marks: Sequence[Mark]) -> list[tuple[int, int, int]]:
+def _check_board(
+    size: int, stones: Iterable[tuple[int, int, int]], marks: Sequence[Mark]
+) -> list[tuple[int, int, int]]:
     if isinstance(size, bool) or not isinstance(size, int) or not 2 <= size <= len(COLUMN_LETTERS):
         raise ValueError(f"board size must be an int in 2..{len(COLUMN_LETTERS)}, got {size!r}")
     checked = []
@@ -358,9 +362,12 @@ def board_svg(
     parts += [f'<circle cx="{at(c):g}" cy="{at(r):g}" r="{cell * 0.12:g}" fill="{_LINE}" class="star"/>'
               for r, c in star_points(size)]
     if coordinates:
-        for i in range(size):
-            parts.append(_text(at(i), margin - cell * 0.8, cell * 0.45, COLUMN_LETTERS[i], "#333", css_class="coord"))
-            parts.append(_text(margin - cell * 0.8, at(i), cell * 0.45, str(size - i), "#333", css_class="coord"))
+        edge = margin - cell * 0.8
+        coords = [(at(i), edge, COLUMN_LETTERS[i]) for i in range(size)]
+        coords += [(edge, at(i), str(size - i)) for i in range(size)]
+        parts.append(f'<g class="coord" font-size="{cell * 0.45:g}" fill="#333" text-anchor="middle" '
+                     'dominant-baseline="central">'
+                     + "".join(f'<text x="{x:g}" y="{y:g}">{label}</text>' for x, y, label in coords) + "</g>")
     labels = labels or {}
     for colour, r, c in stones:
         parts.append(_stone(at(c), at(r), cell * 0.47, colour))

@@ -20,6 +20,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     build.add_argument("--families", nargs="+", metavar="F", help="pattern families (default: d12 sq3 dia13; also sq5 blk4)")
     build.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
     build.add_argument("--keep", type=int, metavar="N", help="keep the N newest releases (default: all)")
+    build.add_argument("--runner", default="local",
+                       help="where shard work runs: local (processes), dask (a local cluster) or tcp://HOST:PORT")
     build.add_argument("--quiet", action="store_true", help="no progress bar and no log lines, only the result")
     build.set_defaults(run=run)
 
@@ -38,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
         expected_sha256=args.expected_sha256,
         families=tuple(args.families or BUILD_FAMILIES),
         workers=args.workers,
+        runner=args.runner,
         keep=args.keep,
         show_progress="quiet" if args.quiet else "auto",
     )

@@ -15,7 +15,6 @@ from flows.shards import check_runner, extract_shard, shard_executor
 from transforms.archives import Limits, MemberReject, iter_members
 from transforms.games import ingest_members
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
 FAMILIES = ("d12", "sq3", "blk4")  # blk4 also merges its `result` masks across shards
 SHARD = 50  # 200 games -> 4 ingest shards and 4 extraction shards
 
@@ -47,6 +46,7 @@ def releases(
     return {"local": local, "dask": dask}
 
 
+@pytest.mark.slow
 def test_one_process_and_two_dask_workers_publish_identical_tables(releases: dict, cluster: LocalCluster) -> None:
     (local, local_seconds), (dask, dask_seconds) = releases["local"], releases["dask"]
     assert local["ingest"]["files_in"] == 200 and local["ingest"]["games"] > 190
@@ -59,10 +59,11 @@ def test_one_process_and_two_dask_workers_publish_identical_tables(releases: dic
     assert len(executed) == 2 and all(count > 0 for count in executed.values()), executed
     assert sum(executed.values()) == 4 + 4  # every ingest and extraction shard ran on the cluster
     phases = {name: {p: m["timings"][p] for p in ("ingest", "extract")} for name, m in (("local", local), ("dask", dask))}
-    print(f"\ntiny.tar.gz {FAMILIES}: build wall s local 1 process {local_seconds:.1f}, Dask 2 workers {dask_seconds:.1f}; "
-          f"sharded phases {phases}")
+    print(f"\ntiny.tar.gz {FAMILIES}: build wall s local 1 process {local_seconds:.1f}, "
+          f"Dask 2 workers {dask_seconds:.1f}; sharded phases {phases}")
 
 
+@pytest.mark.slow
 def test_temporary_local_dask_cluster_gives_the_same_shard_bytes_as_a_direct_call(tiny_archive: Path) -> None:
     members = [(m.name, m.data) for m in iter_members(tiny_archive, limits=Limits()) if not isinstance(m, MemberReject)]
     games = list(ingest_members(members[:30], source="tiny", source_sha256="0" * 64).replays.values())

@@ -22,12 +22,24 @@ import polars as pl
 import pytest
 import yaml
 from prefect import get_client
-from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, FlowRunFilter, FlowRunFilterParentFlowRunId
+from prefect.client.schemas.filters import (
+    ArtifactFilter,
+    ArtifactFilterFlowRunId,
+    FlowRunFilter,
+    FlowRunFilterParentFlowRunId,
+)
 from prefect.client.schemas.objects import FlowRun
 from prefect.deployments import run_deployment
 from prefect.settings import PREFECT_API_URL, temporary_settings
 
-from flows.artifacts import DATA_DOCS_KEY, SUMMARY_KEY, TOP_PATTERNS_KEY, TOP_PER_FAMILY, data_docs_link, summary_markdown
+from flows.artifacts import (
+    DATA_DOCS_KEY,
+    SUMMARY_KEY,
+    TOP_PATTERNS_KEY,
+    TOP_PER_FAMILY,
+    data_docs_link,
+    summary_markdown,
+)
 from flows.cli import main
 from flows.deployments import deployment_specs, read_sources, scheduled_build
 from flows.fetch import sha256_file
@@ -95,7 +107,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
             env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
     try:
-        _wait_for("prefect server", lambda: urllib.request.urlopen(f"{env['PREFECT_API_URL']}/health", timeout=2).read(),
+        health = f"{env['PREFECT_API_URL']}/health"
+        _wait_for("prefect server", lambda: urllib.request.urlopen(health, timeout=2).read(),
                   timeout=180, process=process, log=log)
         with temporary_settings(updates={PREFECT_API_URL: env["PREFECT_API_URL"]}):
             yield env
@@ -130,7 +143,9 @@ def _artifacts(flow_run_id: UUID) -> dict[str, object]:
         (subflow,) = client.read_flow_runs(
             flow_run_filter=FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[flow_run_id]))
         )
-        found = client.read_artifacts(artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[subflow.id])))
+        found = client.read_artifacts(
+            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[subflow.id]))
+        )
     return {artifact.key: artifact.data for artifact in found}
 
 
@@ -238,7 +253,8 @@ def test_gopat_serve_serves_the_same_deployment_and_a_rerun_publishes_nothing(
         _stop(serve)
     code = {v: read_manifest(layout, v)["code_version"] for v in versions(layout)}
     assert rerun.state.message == (
-        f"no new or changed source in {run_parameters['sources_file']}: nothing published, release {version} stays current"
+        f"no new or changed source in {run_parameters['sources_file']}: "
+        f"nothing published, release {version} stays current"
     ), f"code versions of the releases: {code} (a different code version means the code changed during the test)"
     assert versions(layout) == [version] and current_version(layout) == version
     assert "**Nothing new**" in _artifacts(rerun.id)[SUMMARY_KEY]
@@ -249,7 +265,8 @@ def test_repository_sources_file_names_the_sample_corpus_with_its_real_sha256(sh
     archive = shared_dir / "corpus" / "pro-sample.tar.gz"
     assert (source.name, source.location) == ("pro-sample", str(archive.resolve()))
     assert source.sha256 == sha256_file(archive)
-    assert f"| pro-sample.tar.gz | 48,298 | 20,646,642 B | {source.sha256} |" in (archive.parent / "MANIFEST.md").read_text()
+    manifest = (archive.parent / "MANIFEST.md").read_text()
+    assert f"| pro-sample.tar.gz | 48,298 | 20,646,642 B | {source.sha256} |" in manifest
 
 
 def test_sources_file_paths_are_relative_to_the_file_and_urls_kept(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ import pytest
 from PIL import Image
 from websockets.sync.client import connect
 
+from flows.build import BUILD_FAMILIES
 from flows.cli import main
 from tests.docs.release import tiny_release
 from transforms import render
@@ -191,7 +192,7 @@ def test_index_page(browser: Browser, report: Path, catalog: duckdb.DuckDBPyConn
         assert (report / link).is_file()
 
 
-@pytest.mark.parametrize("family", ["d12", "sq5", "blk4"])
+@pytest.mark.parametrize("family", BUILD_FAMILIES)
 def test_pattern_page(browser: Browser, report: Path, catalog: duckdb.DuckDBPyConnection, screenshots: Path,
                       family: str) -> None:
     load(browser, report / f"patterns-{family}.html")
@@ -257,7 +258,8 @@ def test_opening_explorer_click_shows_the_continuations(browser: Browser, report
     edges = catalog.execute(
         "SELECT games, node_games FROM opening_tree WHERE depth = 1 AND node = ? ORDER BY games DESC, move",
         [first[1]]).fetchall()
-    cells = browser.evaluate(f"[...{visible}[0].querySelectorAll('tbody tr td:nth-child(3)')].map(td => td.textContent)")
+    cells = browser.evaluate(
+        f"[...{visible}[0].querySelectorAll('tbody tr td:nth-child(3)')].map(td => td.textContent)")
     assert [int(c.replace(",", "")) for c in cells] == [games for games, _ in edges]
     assert edges[0][1] == first[2]
     assert browser.problems() == []
