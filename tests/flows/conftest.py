@@ -12,9 +12,10 @@ import pytest
 from prefect.testing.utilities import prefect_test_harness
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def prefect_harness() -> Iterator[None]:
-    """A temporary Prefect API and database for every flow run of the session."""
+    """A temporary Prefect API and database for the flow tests, stopped after them: its server's
+    threads must not run during other tests (Hypothesis flags any use of the global `random`)."""
     with prefect_test_harness(server_startup_timeout=120):
         yield
 

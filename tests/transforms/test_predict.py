@@ -187,7 +187,7 @@ def check_positions(games: list[GameMoves], training: list[GameMoves]) -> None:
 
 
 @settings(max_examples=15, deadline=None, print_blob=True)
-@given(games=st.lists(random_games(), min_size=2, max_size=4), data=st.data())
+@given(games=st.lists(random_games().filter(lambda g: g[0] <= 9), min_size=2, max_size=4), data=st.data())
 def test_keys_scores_and_ranks_match_the_reference_on_random_small_board_games(games, data):
     packed = [game(size, setup, moves) for size, setup, moves in games]
     training = data.draw(st.lists(st.sampled_from(packed), min_size=1, max_size=len(packed)))
@@ -196,7 +196,7 @@ def test_keys_scores_and_ranks_match_the_reference_on_random_small_board_games(g
 
 def test_keys_scores_and_ranks_match_the_reference_on_real_games(real_games):
     games = [g for g, _, _ in real_games]
-    test = [GameMoves(g.board_size, g.setup, g.moves[:60]) for g in games[:2]]
+    test = [GameMoves(g.board_size, g.setup, g.moves[:40]) for g in games[:2]]
     check_positions(test, games[2:] + [games[0]])
 
 

@@ -50,7 +50,7 @@ def test_canonical_shard_matches_a_scalar_oracle(family: str, seed: int, count: 
             expected[k] for k in sorted(expected)
         ]
         assert rows["orbit_size"].to_list() == [group.orbit_size(k) for k in sorted(expected)]
-        assert rows["result"].is_null().all() == (family != "blk4")
+        assert rows["result"].null_count() == (0 if family == "blk4" else len(rows))
 
 
 def test_describe_keys_agrees_with_the_scalar_helpers() -> None:
