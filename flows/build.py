@@ -53,7 +53,7 @@ PUBLISHED = (
     "games", "moves", "rejects", "pattern_stats", "fuseki", "opening_tree", "dont_care_templates", "game_counts",
 )
 # Families built unless asked otherwise. sq5 and blk4 are complete but huge on a real corpus
-# (pro-sample: ~57M and ~30M canonical keys per group, about 10x the others together), so they
+# (pro-sample: ~57M and ~6M canonical keys per group; sq5 alone is ~15x the rest), so they
 # are built on request (`--families`) until their publication is pruned (see README).
 BUILD_FAMILIES = ("d12", "sq3", "dia13")
 KEY_CHUNK = 1_000_000  # canonical keys described per batch (bounded memory)
