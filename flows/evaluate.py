@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gzip
+import io
 import json
 import os
+import random
+import tarfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,9 +21,11 @@ from prefect.cache_policies import NO_CACHE
 from flows.fetch import fetch, is_url, sha256_file, sha256_folder
 from flows.release import Layout, code_version, created_now, current_version, read_manifest
 from transforms.archives import MemberReject, iter_members
-from transforms.games import ingest_members
+from transforms.errors import RejectError
+from transforms.games import game_row, ingest_members
+from transforms.parsing import parse_games
 from transforms.patterns import GameMoves
-from transforms.predict import REQUIRED_FAMILIES, Predictor, Rule, evaluate, load_predictor
+from transforms.predict import LEVELS, REQUIRED_FAMILIES, RESPONSE, Predictor, Rule, evaluate, load_predictor
 
 
 def release_version(layout: Layout, release: str | None) -> str:
@@ -32,23 +38,27 @@ def release_version(layout: Layout, release: str | None) -> str:
 
 
 def predictor_for(layout: Layout, version: str, *, rule: Rule = Rule()) -> Predictor:
-    """Load the 16-symmetry statistics of a release's prediction families (patterns chosen at least once)."""
+    """Load the 16-symmetry statistics of a release's prediction levels (patterns chosen at least once).
+
+    The levels are LEVELS that the release was built with; all but OPTIONAL_LEVELS are required.
+    """
     manifest = read_manifest(layout, version)
     built = set(manifest.get("config", {}).get("families", []))
     missing = [f for f in REQUIRED_FAMILIES if f not in built]
     if missing:
         raise ValueError(
             f"release {version} lacks the prediction families {' '.join(missing)}; build it with "
-            f"`gopat build --families d12 sq3 sq5 dia13 blk4 {' '.join(f for f in REQUIRED_FAMILIES if f != 'd12')}`"
+            f"`gopat build --families {' '.join(REQUIRED_FAMILIES)}` (plus any other families)"
         )
+    names = tuple(f for f in LEVELS if f in built)
     path = layout.release_dir(version) / "pattern_stats.parquet"
-    families = ", ".join(f"'{f}'" for f in REQUIRED_FAMILIES)
+    families = ", ".join(f"'{f}'" for f in (*names, RESPONSE))
     with duckdb.connect() as con:
         stats = con.sql(
             f"SELECT family, key, occurrence, chosen FROM read_parquet('{path.resolve()}') "
             f"WHERE symmetry = 16 AND chosen >= 1 AND family IN ({families})"
         ).pl()
-    return load_predictor(stats, rule=rule)
+    return load_predictor(stats, names=names, rule=rule)
 
 
 def read_games(source: str, *, raw_dir: Path) -> tuple[list[GameMoves], dict]:
@@ -86,14 +96,15 @@ def _manifest_lock(layout: Layout) -> Iterator[None]:
 def record_evaluation(layout: Layout, version: str, record: dict) -> Path:
     """Add ``record`` to the release manifest's ``evaluations`` (keyed by the games' sha256), atomically.
 
-    The manifest is rewritten into a temporary file beside it and renamed over it; the Parquet files
-    and their ``files`` checksums are untouched.
+    The manifest is written to a hidden temporary file in releases/ (not in the release folder, which
+    must hold only the files its manifest lists) and renamed over it; the Parquet files and their
+    ``files`` checksums are untouched.
     """
     path = layout.release_dir(version) / "manifest.json"
     with _manifest_lock(layout):
         manifest = read_manifest(layout, version)
         manifest.setdefault("evaluations", {})[record["games"]["sha256"]] = record
-        tmp = path.with_name(f".manifest-{os.getpid()}.json.tmp")
+        tmp = layout.releases / f".manifest-{version}-{os.getpid()}.json.tmp"
         try:
             with tmp.open("w") as fh:
                 fh.write(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
@@ -140,7 +151,6 @@ def evaluate_release(
     warehouse: str = "warehouse",
     release: str | None = None,
     record: bool = True,
-    rule: Rule = Rule(),
 ) -> dict:
     """Evaluate a release's move prediction on the games of ``games`` and (by default) record it in its manifest.
 
@@ -149,10 +159,11 @@ def evaluate_release(
     """
     logger = get_run_logger()
     start = time.perf_counter()
+    rule = Rule()
     layout = Layout(Path(warehouse).resolve())
     version = release_version(layout, release)
-    loaded, summary = load_games_task(games, layout.raw)
     predictor = load_predictor_task(layout, version, rule)
+    loaded, summary = load_games_task(games, layout.raw)
     result = evaluate_task(predictor, loaded)
     entry = {
         "release": version,
@@ -169,3 +180,44 @@ def evaluate_release(
         record_task(layout, version, entry)
         logger.info("recorded in %s", layout.release_dir(version) / "manifest.json")
     return entry
+
+
+def split_by_year(source: Path, *, first_test_year: int, train: Path, test: Path, test_games: int | None = None,
+                  seed: int = 0) -> dict:
+    """Hold out games by date: write two .tar.gz archives (byte for byte reproducible) from ``source``.
+
+    ``train`` gets every member whose first game is dated (DT) before ``first_test_year`` or not
+    dated; ``test`` the members dated from that year on whose move sequences (DESIGN §3 duplicate
+    rule) are not in ``train``, or a seeded random sample of ``test_games`` of them. Unreadable
+    members go nowhere. Returns the counts.
+    """
+    before, after, train_sequences, skipped = [], [], set(), 0
+    for member in iter_members(source):
+        if isinstance(member, MemberReject):
+            skipped += 1
+            continue
+        try:
+            records = parse_games(member.data)
+        except RejectError:
+            skipped += 1
+            continue
+        rows = [game_row(record, game_id=member.name)[0] for record in records]
+        sequences = {row["sequence_sha1"] for row in rows if row["move_count"] >= 20}
+        year = rows[0]["year"]
+        if year is None or year < first_test_year:
+            before.append(member)
+            train_sequences |= sequences
+        else:
+            after.append((member, sequences))
+    held_out = sorted((m for m, sequences in after if not sequences & train_sequences), key=lambda m: m.name)
+    if test_games is not None and test_games < len(held_out):
+        held_out = sorted(random.Random(seed).sample(held_out, test_games), key=lambda m: m.name)
+    for path, members in ((train, before), (test, held_out)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz, \
+                tarfile.open(fileobj=gz, mode="w", format=tarfile.GNU_FORMAT) as tar:
+            for member in sorted(members, key=lambda m: m.name):
+                info = tarfile.TarInfo(member.name)
+                info.size = len(member.data)
+                tar.addfile(info, io.BytesIO(member.data))
+    return {"train": len(before), "test": len(held_out), "test_candidates": len(after), "skipped": skipped}

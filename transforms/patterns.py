@@ -142,7 +142,7 @@ FAMILIES: dict[str, Family] = _registry(
            "prediction: 29-point diamond (gridcular distance 6) centred on each empty point"),
 )  # fmt: skip
 DEFAULT_FAMILIES: tuple[str, ...] = ("d12", "sq3", "sq5", "dia13", "blk4")
-# What `gopat suggest` and `gopat evaluate` read (with d12): build with DEFAULT_FAMILIES + these.
+# Move prediction (transforms/predict.py) reads d12 and these; dia29 is optional (see LEVELS there).
 PREDICTION_FAMILIES: tuple[str, ...] = ("lib5", "lib9", "lib13", "dia21", "dia29")
 
 

@@ -13,8 +13,20 @@ from transforms.board import BLACK, EMPTY, OK, WHITE, as_stones, check_size, new
 from transforms.patterns import FAMILIES, GameMoves, fill_liberties, last_move_keys, refresh_liberties
 from transforms.symmetry import d4_point_images
 
+# The nested levels, largest first: diamonds of growing size around the candidate (Stern et al.
+# 2006, Pachi), liberty counts on the cells up to 13 points (a key holds at most 31 base-4 digits).
+# dia29 is used when a release has it: it helps in the opening but triples the build's pattern rows.
+LEVELS: tuple[str, ...] = ("dia29", "dia21", "lib13", "lib9", "lib5")
+OPTIONAL_LEVELS: tuple[str, ...] = ("dia29",)
+RESPONSE = "d12"  # the seed's response pattern around the last move
+REQUIRED_FAMILIES: tuple[str, ...] = (*(f for f in LEVELS if f not in OPTIONAL_LEVELS), RESPONSE)
+PHASES: tuple[tuple[int, int | None], ...] = ((1, 30), (31, 100), (101, 200), (201, None))
+TOP_K = (1, 5, 10)
+
+_PHASE_STARTS = np.array([lo for lo, _ in PHASES], dtype=np.int64)
+_TOP_K = np.array(TOP_K, dtype=np.int64)
 _KEY, _OCC, _CHOSEN = 0, 1, 2  # stats table columns; the key holds the level's tag in bits 60-62
-_TAG_SHIFT = 60
+_TAG_SHIFT, _MAX_KEY_DIGITS = 60, 30
 _MIX1, _MIX2 = 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # murmur3 fmix64
 _SWAP = np.array([0, 2, 1, 3], dtype=np.int64)  # colour swap of a stone digit
 
@@ -168,8 +180,8 @@ def _candidates(board, libs, ko, size, pad, colour, last, keys, dirty, cache, ta
         if 2 <= lr and lr <= size - 3 and 2 <= lc and lc <= size - 3:
             n_digits = d12_perms.shape[1]
             d12_flat = d12_offsets[:, 0] * width + d12_offsets[:, 1]
-            m, _ = last_move_keys(rows, 0, 0, board, width, last, -1, colour, d12_flat, d12_cands, True,
-                                  label, mark, counter, stack)
+            last_move_keys(rows, 0, 0, board, width, last, -1, colour, d12_flat, d12_cands, True,
+                           label, mark, counter, stack)
             i = 0
             for k in range(d12_cands.shape[0]):
                 s = last + d12_flat[d12_cands[k]]
@@ -183,7 +195,6 @@ def _candidates(board, libs, ko, size, pad, colour, last, keys, dirty, cache, ta
                     occ[index_of[s], n_levels] = o
                     chosen[index_of[s], n_levels] = h
                 i += 1
-            assert i == m
     return n
 
 
@@ -238,6 +249,8 @@ def levels(names: Sequence[str], *, response: str | None = "d12") -> Levels:
         family = FAMILIES.get(name)
         if family is None or family.anchor != "candidate":
             raise ValueError(f"{name!r} is not a candidate pattern family")
+        if family.layout.n_digits > _MAX_KEY_DIGITS:
+            raise ValueError(f"{name!r} keys have {family.layout.n_digits} digits, at most {_MAX_KEY_DIGITS} fit")
         n_points, planes = len(family.layout.points), len(family.layout.planes)
         images = np.array(d4_point_images(family.layout.points), dtype=np.int64)
         weights.append(np.int64(4) ** (planes * n_points - 1 - images))
@@ -271,7 +284,7 @@ def levels(names: Sequence[str], *, response: str | None = "d12") -> Levels:
     )  # fmt: skip
 
 
-def stats_table(levels_: Levels, families: np.ndarray, keys: np.ndarray, occurrence: np.ndarray,
+def _stats_table(levels_: Levels, families: np.ndarray, keys: np.ndarray, occurrence: np.ndarray,
                 chosen: np.ndarray) -> np.ndarray:
     """Hash table of canonical (16-symmetry) keys -> occurrence, chosen for the levels' families."""
     order = list(levels_.names) + ([levels_.response] if levels_.response else [])
@@ -309,20 +322,13 @@ def _scores(occ, chosen, n, n_levels, min_occurrence, shrink, response_min, resp
         scores[i] = score
 
 
-PHASES: tuple[tuple[int, int | None], ...] = ((1, 30), (31, 100), (101, 200), (201, None))
-TOP_K = (1, 5, 10)
-TOP_K_ARRAY = np.array(TOP_K, dtype=np.int64)
-
-
 @njit(cache=True)
 def _phase(move_number):
-    if move_number <= 30:
-        return 0
-    if move_number <= 100:
-        return 1
-    if move_number <= 200:
-        return 2
-    return 3
+    """Index of the PHASES range holding a move number."""
+    phase = 0
+    while phase + 1 < _PHASE_STARTS.shape[0] and move_number >= _PHASE_STARTS[phase + 1]:
+        phase += 1
+    return phase
 
 
 @njit(cache=True)
@@ -381,8 +387,8 @@ def _evaluate(sizes, setup_start, setups, move_start, moves, pad, lv_start, lv_r
                         rank += 1
                 phase = _phase(t - move_start[gi] + 1)
                 positions[phase] += 1
-                for k in range(TOP_K_ARRAY.shape[0]):
-                    if rank <= TOP_K_ARRAY[k]:
+                for k in range(_TOP_K.shape[0]):
+                    if rank <= _TOP_K[k]:
                         hits[phase, k] += 1
                 matched_counts[matched[played] if matched[played] >= 0 else n_levels] += 1
                 if occ[played, n_levels] >= response_min and occ[played, n_levels] > 0:
@@ -438,11 +444,6 @@ def _position(size, setup, moves, colour, pad, lv_start, lv_rc, lv_w, lv_lw, lv_
     return board, n, points, cand_keys, occ, chosen, scores, matched
 
 
-LEVELS: tuple[str, ...] = ("dia29", "dia21", "lib13", "lib9", "lib5")
-RESPONSE = "d12"
-REQUIRED_FAMILIES: tuple[str, ...] = (*LEVELS, RESPONSE)
-
-
 @dataclass(frozen=True, slots=True)
 class Rule:
     """How counts become a score (see :func:`_scores`): k, the shrinkage and the response pattern's use."""
@@ -491,7 +492,7 @@ def load_predictor(stats: pl.DataFrame, *, names: Sequence[str] = LEVELS, respon
     wanted = [*lv.names, *([lv.response] if lv.response else [])]
     frame = stats.filter(pl.col("family").is_in(wanted) & (pl.col("chosen") >= 1)).select(
         "family", pl.col("key").str.to_integer(base=4, dtype=pl.Int64), "occurrence", "chosen")
-    table = stats_table(lv, frame["family"].to_numpy(), frame["key"].to_numpy(), frame["occurrence"].to_numpy(),
+    table = _stats_table(lv, frame["family"].to_numpy(), frame["key"].to_numpy(), frame["occurrence"].to_numpy(),
                         frame["chosen"].to_numpy())
     return Predictor(levels=lv, table=table, rule=rule, n_patterns=len(frame))
 

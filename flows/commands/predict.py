@@ -1,4 +1,4 @@
-"""`gopat suggest` and `gopat evaluate`: move prediction from a release's pattern statistics."""
+"""`gopat suggest`, `gopat evaluate` and `gopat holdout`: move prediction from a release's pattern statistics."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    """Add the `suggest` and `evaluate` commands."""
+    """Add the `suggest`, `evaluate` and `holdout` commands."""
     suggest = commands.add_parser("suggest", help="the most likely next moves of a position, from pattern statistics")
     suggest.add_argument("sgf", metavar="FILE.sgf")
     suggest.add_argument("--move", type=int, metavar="N", help="the position after N moves (default: the last)")
@@ -29,6 +29,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--json", action="store_true", help="print the result as one JSON object")
     evaluate.add_argument("--no-record", action="store_true", help="do not store the result in the release manifest")
     evaluate.set_defaults(run=run_evaluate)
+
+    holdout = commands.add_parser("holdout", help="split an archive by date into train and test archives")
+    holdout.add_argument("--source", required=True, metavar="SRC", help="archive, .sgf file or folder")
+    holdout.add_argument("--test-from", type=int, required=True, metavar="YEAR", help="first year of the test games")
+    holdout.add_argument("--train", required=True, metavar="OUT.tar.gz")
+    holdout.add_argument("--test", required=True, metavar="OUT.tar.gz")
+    holdout.add_argument("--test-games", type=int, metavar="N", help="a seeded random sample of N test files")
+    holdout.add_argument("--seed", type=int, default=0)
+    holdout.set_defaults(run=run_holdout)
 
 
 def run_suggest(args: argparse.Namespace) -> int:
@@ -100,4 +109,19 @@ def run_evaluate(args: argparse.Namespace) -> int:
               f"top-5 {values['top5']:.4f}  top-10 {values['top10']:.4f}")
     matched = ", ".join(f"{name} {share:.1%}" for name, share in result["matched"].items())
     print(f"played move's largest matched pattern: {matched}; d12 response {result['response_matched']:.1%}")
+    return 0
+
+
+def run_holdout(args: argparse.Namespace) -> int:
+    """Write the train and test archives of a split by date and print the counts."""
+    from flows.evaluate import split_by_year
+
+    source = Path(args.source)
+    if not source.exists():
+        raise ValueError(f"{args.source}: no such file or folder")
+    counts = split_by_year(source, first_test_year=args.test_from, train=Path(args.train), test=Path(args.test),
+                           test_games=args.test_games, seed=args.seed)
+    print(f"train {args.train}: {counts['train']} files dated before {args.test_from} or undated")
+    print(f"test {args.test}: {counts['test']} of {counts['test_candidates']} files dated {args.test_from} or later "
+          f"(sequences also in train dropped; {counts['skipped']} unreadable files skipped)")
     return 0
