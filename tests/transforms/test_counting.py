@@ -7,6 +7,7 @@ from itertools import combinations, permutations
 import polars as pl
 import pytest
 
+from tests.transforms.counting_oracles import positions_by_marks, sequences_by_augmentation
 from transforms.counting import count_games, game_counts_frame
 
 
@@ -57,6 +58,22 @@ def brute_positions(moves: int, size: int) -> int:
 def test_matches_brute_force_on_small_boards(size, max_moves):
     for moves in range(max_moves + 1):
         expected = (brute_sequences(moves, size), brute_positions(moves, size))
+        assert count_games(moves, board_size=size) == expected, (size, moves)
+
+
+@pytest.mark.parametrize(("size", "max_moves"), [(2, 5), (3, 5), (4, 4), (5, 3)])
+def test_independent_oracles_match_brute_force(size, max_moves):
+    """The two oracles below are themselves checked against enumeration where it is feasible."""
+    for moves in range(max_moves + 1):
+        assert sequences_by_augmentation(moves, size) == brute_sequences(moves, size), (size, moves)
+        assert positions_by_marks(moves, size) == brute_positions(moves, size), (size, moves)
+
+
+@pytest.mark.parametrize("size", [9, 19, 7, 13])
+def test_agrees_with_independent_methods_up_to_8_moves(size):
+    """Burnside over elements vs canonical augmentation (sequences) and the table of marks (positions)."""
+    for moves in range(9):
+        expected = (sequences_by_augmentation(moves, size), positions_by_marks(moves, size))
         assert count_games(moves, board_size=size) == expected, (size, moves)
 
 
