@@ -37,6 +37,7 @@ SCHEMA = {
 SYMMETRIES = (8, 16)
 RESULT_FAMILY = "blk4"
 BATCH_ROWS = 1 << 20
+MERGE_TABLE = "_pattern_stats_merge_check"  # scratch table of the 16 = merged 8 check, dropped after
 SAMPLES = 3
 
 
@@ -249,38 +250,48 @@ def _key_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
     present = {row[0] for row in con.sql(f"SELECT DISTINCT family FROM {TABLE}").fetchall()}
     for family in sorted(present & set(FAMILIES)):
         groups = {symmetry: FAMILIES[family].group(symmetry) for symmetry in SYMMETRIES}
-        parts: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {symmetry: [] for symmetry in SYMMETRIES}
-        for symmetry in SYMMETRIES:
-            for batch in _batches(con, family, symmetry):
-                keys = _check_batch(family, groups[symmetry], batch, tallies)
-                if symmetry == 8:
-                    keys = groups[16].canonicalize(keys)[0]
-                parts[symmetry].append((keys, batch["occurrence"], batch["chosen"]))
-        count, examples = _merge_differences(family, _summed(parts[8]), _summed(parts[16]))
+        con.execute(f"CREATE OR REPLACE TABLE {MERGE_TABLE} (symmetry INTEGER, key BIGINT, occurrence BIGINT, chosen BIGINT)")
+        try:
+            for symmetry in SYMMETRIES:
+                for batch in _batches(con, family, symmetry):
+                    keys = _check_batch(family, groups[symmetry], batch, tallies)
+                    if symmetry == 8:
+                        keys = groups[16].canonicalize(keys)[0]
+                    merge_rows = pa.table({
+                        "symmetry": pa.array(np.full(len(keys), symmetry, dtype=np.int32)),
+                        "key": keys, "occurrence": batch["occurrence"], "chosen": batch["chosen"],
+                    })
+                    con.register("merge_rows", merge_rows)
+                    con.execute(f"INSERT INTO {MERGE_TABLE} FROM merge_rows")
+                    con.unregister("merge_rows")
+            count, examples = _merge_differences(con, family)
+        finally:
+            con.execute(f"DROP TABLE IF EXISTS {MERGE_TABLE}")
         tallies["symmetry16_is_symmetry8_merged_by_colour_swap"].add(count, examples)
     return [tally.invariant() for tally in tallies.values()]
 
 
 def _batches(con: duckdb.DuckDBPyConnection, family: str, symmetry: int) -> Iterator[dict[str, np.ndarray]]:
     """Well-formed rows of one family and symmetry as numpy columns, about BATCH_ROWS at a time."""
-    reader = con.sql(
-        f"""SELECT key, coalesce(orbit_size, 0) AS orbit_size, coalesce(stones, -1) AS stones,
-                   coalesce(occurrence, 0) AS occurrence, coalesce(chosen, 0) AS chosen
-            FROM {TABLE}
-            WHERE family = $family AND symmetry = $symmetry AND length(key) = $n_digits
-              AND regexp_full_match(key, '[0-3]+')""",
-        params={"family": family, "symmetry": symmetry, "n_digits": FAMILIES[family].layout.n_digits},
-    ).to_arrow_reader(BATCH_ROWS)
-    pending: list[pa.RecordBatch] = []
-    rows = 0
-    for record_batch in reader:
-        pending.append(record_batch)
-        rows += record_batch.num_rows
-        if rows >= BATCH_ROWS:
+    with con.cursor() as cursor:  # its own cursor: the caller writes through `con` while this streams
+        reader = cursor.sql(
+            f"""SELECT key, coalesce(orbit_size, 0) AS orbit_size, coalesce(stones, -1) AS stones,
+                       coalesce(occurrence, 0) AS occurrence, coalesce(chosen, 0) AS chosen
+                FROM {TABLE}
+                WHERE family = $family AND symmetry = $symmetry AND length(key) = $n_digits
+                  AND regexp_full_match(key, '[0-3]+')""",
+            params={"family": family, "symmetry": symmetry, "n_digits": FAMILIES[family].layout.n_digits},
+        ).to_arrow_reader(BATCH_ROWS)
+        pending: list[pa.RecordBatch] = []
+        rows = 0
+        for record_batch in reader:
+            pending.append(record_batch)
+            rows += record_batch.num_rows
+            if rows >= BATCH_ROWS:
+                yield _columns(pending, family)
+                pending, rows = [], 0
+        if rows:
             yield _columns(pending, family)
-            pending, rows = [], 0
-    if rows:
-        yield _columns(pending, family)
 
 
 def _columns(record_batches: list[pa.RecordBatch], family: str) -> dict[str, np.ndarray]:
@@ -330,41 +341,31 @@ def _check_batch(family: str, group: Group, batch: dict[str, np.ndarray], tallie
     return keys
 
 
-def _summed(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct keys (sorted) and their summed (occurrence, chosen) as a (keys, 2) matrix."""
-    if not parts:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, 2), dtype=np.int64)
-    keys = np.concatenate([part[0] for part in parts])
-    counts = np.column_stack([np.concatenate([part[i] for part in parts]).astype(np.int64) for i in (1, 2)])
-    if not len(keys):
-        return keys, counts
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    return keys[starts], np.add.reduceat(counts[order], starts, axis=0)
+def _merge_differences(con: duckdb.DuckDBPyConnection, family: str) -> tuple[int, list[str]]:
+    """Number of 16-canonical keys whose merged 8-symmetry counts differ from the 16 rows, and examples.
 
-
-def _merge_differences(
-    family: str, merged8: tuple[np.ndarray, np.ndarray], table16: tuple[np.ndarray, np.ndarray]
-) -> tuple[int, list[str]]:
-    """Number of 16-canonical keys whose merged 8-symmetry counts differ from the 16 table, and examples."""
-    union = np.concatenate([merged8[0], table16[0]])
-    union.sort()
-    union = union[np.r_[True, union[1:] != union[:-1]]] if len(union) else union
-    sides = []
-    for keys, counts in (merged8, table16):
-        full = np.zeros((len(union), 3), dtype=np.int64)
-        full[np.searchsorted(union, keys)] = np.column_stack([np.ones(len(keys), dtype=np.int64), counts])
-        sides.append(full)
-    bad = np.flatnonzero(np.any(sides[0] != sides[1], axis=1))
+    Sums MERGE_TABLE (the 8 rows under their 16-canonical key, and the 16 rows) in DuckDB, so the
+    check spills to disk instead of holding a family's keys in memory.
+    """
+    rows = con.sql(
+        f"""WITH sides AS (
+                SELECT key, symmetry, sum(occurrence) AS occurrence, sum(chosen) AS chosen
+                FROM {MERGE_TABLE} GROUP BY key, symmetry
+            )
+            SELECT count(*) OVER () AS differences, coalesce(m.key, t.key) AS key,
+                   m.occurrence, m.chosen, t.occurrence, t.chosen
+            FROM (FROM sides WHERE symmetry = 8) AS m
+            FULL OUTER JOIN (FROM sides WHERE symmetry = 16) AS t USING (key)
+            WHERE m.occurrence IS DISTINCT FROM t.occurrence OR m.chosen IS DISTINCT FROM t.chosen
+            ORDER BY key LIMIT {SAMPLES}"""
+    ).fetchall()
     n_digits = FAMILIES[family].layout.n_digits
 
-    def counts(side: np.ndarray, row: int) -> str:
-        return f"occurrence {side[row, 1]}, chosen {side[row, 2]}" if side[row, 0] else "absent"
+    def counts(occurrence: int | None, chosen: int | None) -> str:
+        return "absent" if occurrence is None else f"occurrence {occurrence}, chosen {chosen}"
 
     examples = [
-        f"{family} {key_string(int(union[row]), n_digits)}: "
-        f"merged 8 {counts(sides[0], row)}; 16 {counts(sides[1], row)}"
-        for row in bad[:SAMPLES]
+        f"{family} {key_string(key, n_digits)}: merged 8 {counts(o8, c8)}; 16 {counts(o16, c16)}"
+        for _, key, o8, c8, o16, c16 in rows
     ]
-    return len(bad), examples
+    return (rows[0][0] if rows else 0), examples

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TypeVar
 
 import duckdb
-import numpy as np
 import polars as pl
+import pyarrow as pa
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
@@ -45,20 +45,15 @@ from transforms.analytics import (
 )
 from transforms.archives import Limits, MemberReject, iter_members
 from transforms.games import GAMES_SCHEMA, MOVES_SCHEMA, REJECTS_SCHEMA, ingest_members, reject_row
-from transforms.patterns import FAMILIES, GameMoves
+from transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves
 from transforms.stats import describe_keys
 
 T = TypeVar("T")
 PUBLISHED = (
     "games", "moves", "rejects", "pattern_stats", "fuseki", "opening_tree", "dont_care_templates", "game_counts",
 )
-# Families built unless asked otherwise. sq5 and blk4 are complete but huge on a real corpus
-# (pro-sample: ~57M and ~6M canonical keys per group; sq5 alone is ~15x the rest), so they
-# are built on request (`--families`) until their publication is pruned (see README).
-BUILD_FAMILIES = ("d12", "sq3", "dia13")
-KEY_CHUNK = 1_000_000  # canonical keys described per batch (bounded memory)
-SUM_ROWS_PER_QUERY = 20_000_000  # shard rows summed per query: one hash table that fits DUCKDB_MEMORY
-DUCKDB_MEMORY = "3GB"  # the build's DuckDB spills to staging/ beyond this
+SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
+DUCKDB_MEMORY = "2GB"  # the build's DuckDB spills to staging/ beyond this (with workers: peak <= 4 GiB)
 
 
 class ExpectationsFailed(RuntimeError):
@@ -217,31 +212,44 @@ def extract_shards(
 
 
 @task(cache_policy=NO_CACHE)
-def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, families: tuple[str, ...]) -> None:
-    """Sum the shards' canonical counts in DuckDB, describe each canonical key, build `pattern_stats`."""
+def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, show: str) -> None:
+    """Sum the shards' canonical counts in DuckDB and append them, described, to `pattern_stats`.
+
+    Each family and symmetry is summed in key ranges of about SUM_ROWS_PER_QUERY shard rows (cut at
+    approximate quantiles of the keys), in key order, so neither the sum nor the final table needs
+    more memory than one range, and the table comes out sorted without a global sort.
+    """
     shards = ", ".join(f"'{path}'" for path in sorted((stage / "patterns").glob("*.parquet")))
     con.execute(f"CREATE OR REPLACE VIEW pattern_shards AS SELECT * FROM read_parquet([{shards}])")
     counts = con.execute("SELECT family, symmetry, count(*) FROM pattern_shards GROUP BY ALL ORDER BY ALL").fetchall()
-    con.execute("CREATE OR REPLACE TABLE pattern_summed AS FROM pattern_shards LIMIT 0")
-    for family, symmetry, rows in counts:
-        buckets = -(-rows // SUM_ROWS_PER_QUERY)
-        for bucket in range(buckets):
+    con.execute(sql("pattern_stats__table"))
+    parts = [(family, symmetry, bounds) for family, symmetry, rows in counts
+             for bounds in _key_ranges(con, family, symmetry, -(-rows // SUM_ROWS_PER_QUERY))]
+    with progress(show, "pattern_stats", len(parts)) as advance:
+        for family, symmetry, (lo, hi) in parts:
             con.execute(
-                "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'buckets': ?, 'bucket': ?}",
-                [family, symmetry, buckets, bucket],
+                "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
+                [family, symmetry, lo, hi],
             )
-            con.execute(sql("pattern_stats__summed"))
-    con.execute(
-        "CREATE OR REPLACE TABLE pattern_keys "
-        "(family VARCHAR, key BIGINT, key_text VARCHAR, stones INTEGER, diagram VARCHAR)"
-    )
-    for family in families:
-        keys = con.execute("SELECT DISTINCT key FROM pattern_summed WHERE family = ?", [family]).fetchnumpy()["key"]
-        for chunk in np.array_split(keys, max(1, len(keys) // KEY_CHUNK)):
-            con.register("keys_chunk", describe_keys(family, chunk))
-            con.execute("INSERT INTO pattern_keys FROM keys_chunk")
-            con.unregister("keys_chunk")
-    con.execute(sql("pattern_stats"))
+            summed = con.sql(sql("pattern_stats__summed")).to_arrow_table()
+            described = describe_keys(family, summed["key"].to_numpy())
+            con.register("summed_described", pa.Table.from_arrays(
+                summed.columns + described.columns, names=summed.column_names + described.column_names))
+            con.execute(sql("pattern_stats"))
+            con.unregister("summed_described")
+            advance(f"{family} {symmetry}")
+
+
+def _key_ranges(con: duckdb.DuckDBPyConnection, family: str, symmetry: int, parts: int) -> list[tuple]:
+    """`parts` consecutive [lo, hi) ranges (None: unbounded) of one family's and symmetry's shard keys."""
+    if parts <= 1:
+        return [(None, None)]
+    cuts = con.execute(
+        "SELECT approx_quantile(key, ?::FLOAT[]) FROM pattern_shards WHERE family = ? AND symmetry = ?",
+        [[i / parts for i in range(1, parts)], family, symmetry],
+    ).fetchone()[0]
+    bounds = [None, *sorted(set(cuts)), None]
+    return list(zip(bounds[:-1], bounds[1:]))
 
 
 @task(cache_policy=NO_CACHE)
@@ -286,7 +294,7 @@ def build_release(
     sources: list[str],
     warehouse: str = "warehouse",
     expected_sha256: list[str | None] | None = None,
-    families: tuple[str, ...] = BUILD_FAMILIES,
+    families: tuple[str, ...] = DEFAULT_FAMILIES,
     workers: int = 0,
     shard_size: int = 200,
     pattern_shard_size: int = 1000,
@@ -363,7 +371,7 @@ def build_release(
                     shard_size=pattern_shard_size, show=show_progress, runner=runner,
                 )
             with _timed(timings, "aggregate"):
-                aggregate_patterns(con, stage, families=tuple(families))
+                aggregate_patterns(con, stage, show=show_progress)
             fault_point("aggregate")
             with _timed(timings, "analytics"):
                 build_analytics(con, config)

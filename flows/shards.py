@@ -29,8 +29,10 @@ import multiprocessing
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 
+import polars as pl
+
 from transforms.patterns import GameMoves, extract_patterns
-from transforms.stats import canonical_shard
+from transforms.stats import CANONICAL_SCHEMA, canonical_shard
 
 SYMMETRIES = (8, 16)
 LOCAL, DASK = "local", "dask"
@@ -72,8 +74,15 @@ def extract_shard(games: list[GameMoves], families: tuple[str, ...]) -> tuple[by
     """Pattern counts of a shard of games, canonical under both groups, as Parquet bytes.
 
     Also returns the number of chosen events per family (the manifest's check on the summed table).
+    Families are extracted one at a time, so a worker holds the raw counts of one family at most
+    (sq5 alone needs about 2 GB for 1,000 games; all five families together twice that).
     """
-    raw, chosen_events = extract_patterns(games, families=families)
+    frames, chosen_events = [], {}
+    for family in families:
+        raw, events = extract_patterns(games, families=(family,))
+        frames.append(canonical_shard(raw, symmetries=SYMMETRIES))
+        chosen_events.update(events)
+        del raw
     buffer = io.BytesIO()
-    canonical_shard(raw, symmetries=SYMMETRIES).write_parquet(buffer)
+    (pl.concat(frames) if frames else pl.DataFrame(schema=CANONICAL_SCHEMA)).write_parquet(buffer)
     return buffer.getvalue(), chosen_events

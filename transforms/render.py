@@ -97,6 +97,12 @@ def pattern_texts(family: str, patterns: np.ndarray | Sequence[str] | Sequence[i
     000. Vectorised: every pattern of a family has the same text layout, so the characters are
     written into a fixed-width byte matrix (millions of keys a second).
     """
+    text = pattern_text_matrix(family, patterns)
+    return text.view(f"S{text.shape[1]}").ravel().astype(str)
+
+
+def pattern_text_matrix(family: str, patterns: np.ndarray | Sequence[str] | Sequence[int]) -> np.ndarray:
+    """The diagrams of :func:`pattern_texts` as a (patterns, characters) uint8 matrix of ASCII codes."""
     colours, codes = _codes(family, patterns)
     template, slots = _text_template(_family(family))
     text = np.tile(np.frombuffer(template.encode(), dtype=np.uint8), (len(colours), 1))
@@ -104,7 +110,7 @@ def pattern_texts(family: str, patterns: np.ndarray | Sequence[str] | Sequence[i
     text[:, :5] = np.where((colours == 1)[:, None], black, white)
     for digit, (slot, alphabet) in enumerate(slots):
         text[:, slot] = np.frombuffer(alphabet, dtype=np.uint8)[codes[:, digit]]
-    return np.ascontiguousarray(text).view(f"S{len(template)}").ravel().astype(str)
+    return np.ascontiguousarray(text)
 
 
 def pattern_text(family: str, pattern: str | int) -> str:

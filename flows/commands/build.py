@@ -17,7 +17,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     build.add_argument("--expected-sha256", action="append", default=[], metavar="HEX",
                        help="expected sha256 of the source at the same position (repeatable)")
     build.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
-    build.add_argument("--families", nargs="+", metavar="F", help="pattern families (default: d12 sq3 dia13; also sq5 blk4)")
+    build.add_argument("--families", nargs="+", metavar="F", help="pattern families (default: d12 sq3 sq5 dia13 blk4; prediction: lib5 lib9 lib13 dia21 dia29)")
     build.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
     build.add_argument("--keep", type=int, metavar="N", help="keep the N newest releases (default: all)")
     build.add_argument("--runner", default="local",
@@ -30,7 +30,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the build flow and print the release and the ingest equation."""
     if args.quiet:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
-    from flows.build import BUILD_FAMILIES, Ingest, build_release
+    from flows.build import Ingest, build_release
+    from transforms.patterns import DEFAULT_FAMILIES
 
     if len(args.expected_sha256) > len(args.source):
         raise ValueError("more --expected-sha256 values than --source values")
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         sources=args.source,
         warehouse=args.warehouse,
         expected_sha256=args.expected_sha256,
-        families=tuple(args.families or BUILD_FAMILIES),
+        families=tuple(args.families or DEFAULT_FAMILIES),
         workers=args.workers,
         runner=args.runner,
         keep=args.keep,

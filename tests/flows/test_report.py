@@ -19,10 +19,10 @@ import pytest
 from PIL import Image
 from websockets.sync.client import connect
 
-from flows.build import BUILD_FAMILIES
 from flows.cli import main
 from tests.docs.release import tiny_release
 from transforms import render
+from transforms.patterns import DEFAULT_FAMILIES
 
 pytestmark = pytest.mark.slow
 
@@ -192,7 +192,7 @@ def test_index_page(browser: Browser, report: Path, catalog: duckdb.DuckDBPyConn
         assert (report / link).is_file()
 
 
-@pytest.mark.parametrize("family", BUILD_FAMILIES)
+@pytest.mark.parametrize("family", DEFAULT_FAMILIES)
 def test_pattern_page(browser: Browser, report: Path, catalog: duckdb.DuckDBPyConnection, screenshots: Path,
                       family: str) -> None:
     load(browser, report / f"patterns-{family}.html")

@@ -57,9 +57,11 @@ def test_describe_keys_agrees_with_the_scalar_helpers() -> None:
     keys = random_keys("d12", 50, 7)
     described = describe_keys("d12", keys)
     n_digits = FAMILIES["d12"].layout.n_digits
-    assert described["key_text"].to_list() == [key_string(int(k), n_digits) for k in keys]
-    assert described["stones"].to_list() == stones("d12", keys).tolist()
-    assert described["diagram"][0] == diagram("d12", int(keys[0]))
+    assert described.column_names == ["key_text", "stones", "diagram"]
+    assert described["key_text"].to_pylist() == [key_string(int(k), n_digits) for k in keys]
+    assert described["stones"].to_pylist() == stones("d12", keys).tolist()
+    assert described["diagram"].to_pylist() == [diagram("d12", int(k)) for k in keys]
+    assert describe_keys("sq5", np.zeros(0, dtype=np.int64)).num_rows == 0
 
 
 @pytest.mark.parametrize("n_digits", [1, 10, 27, 31])
