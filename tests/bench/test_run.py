@@ -28,9 +28,14 @@ def test_benchmark_smoke_reports_every_figure_and_flags_a_regression(tiny_archiv
     assert (b - 0.05) / (a + 0.05) - 0.01 <= ratio <= (b + 0.05) / (a - 0.05) + 0.01  # printed to 0.1 s, 0.01
     assert 0.05 < peak < 16  # the sampler saw the build's processes
     assert re.search(r"median scaling full/quarter [\d.]+", out)
-    profile = re.search(r"B profile, wall \(median seconds, share of the phases\): (.*)", out)
+    profile = re.search(r"B profile, wall \(median seconds, share of B[^)]*\): (.*)", out)
     assert profile, out
-    for phase in ("ingest", "extract", "aggregate", "analytics", "validate", "publish"):
-        assert re.search(rf"\b{phase} [\d.]+ s \d+%", profile[1]), profile[1]
+    shares = {}
+    for phase in ("fetch", "ingest", "extract", "aggregate", "analytics", "validate", "publish", "other"):
+        found = re.search(rf"\b{phase} ([\d.]+) s (\d+)%", profile[1])
+        assert found, (phase, profile[1])
+        shares[phase] = int(found[2])
+    assert float(re.search(r"\bpublish ([\d.]+) s", profile[1])[1]) > 0
+    assert 95 <= sum(shares.values()) <= 105  # the phases add up to B
     assert re.search(r"B ingest CPU over all workers: parse [\d.]+ s, replay and rows [\d.]+ s", out)
     assert "REGRESSION: median B/A" in out
