@@ -6,7 +6,9 @@ import contextlib
 import os
 import shutil
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from importlib import import_module
 from importlib.resources import files
@@ -139,7 +141,7 @@ def ingest_sources(
     cpu = {"parse_cpu": 0.0, "replay_cpu": 0.0}
     with shard_executor(workers=workers, runner=runner) as pool:
         for index, source in enumerate(fetched):
-            futures = []
+            futures: deque[Future] = deque()  # results are dropped as they are read (bounded memory)
             for batch in batched(iter_members(source.path, limits=Limits()), shard_size):
                 files_in += len(batch)
                 members = [(m.name, m.data) for m in batch if not isinstance(m, MemberReject)]
@@ -151,8 +153,8 @@ def ingest_sources(
                 _append(con, "rejects_all", pl.DataFrame(rejected, schema=REJECTS_SCHEMA))
                 futures.append(pool.submit(ingest_members, members, source=source.source, source_sha256=source.sha256))
             with progress(show, f"ingest {source.source}", len(futures)) as advance:
-                for future in futures:
-                    shard = future.result()
+                while futures:
+                    shard = futures.popleft().result()
                     _append(con, "games_all", shard.games.with_columns(source_index=pl.lit(index, pl.Int32)))
                     _append(con, "moves_all", shard.moves)
                     _append(con, "rejects_all", shard.rejects)
@@ -197,13 +199,13 @@ def extract_shards(
     folder.mkdir(parents=True)
     chosen_events = dict.fromkeys(families, 0)
     with shard_executor(workers=workers, runner=runner) as pool:
-        futures = [
+        futures = deque(  # results (Parquet bytes) are dropped as they are written (bounded memory)
             pool.submit(extract_shard, [replays[g] for g in batch], families)
             for batch in (batched(kept, shard_size) if kept else [[]])
-        ]
+        )
         with progress(show, "patterns", len(futures)) as advance:
-            for i, future in enumerate(futures):
-                parquet, events = future.result()
+            for i in range(len(futures)):
+                parquet, events = futures.popleft().result()
                 (folder / f"shard-{i:05d}.parquet").write_bytes(parquet)
                 for family, count in events.items():
                     chosen_events[family] += count
