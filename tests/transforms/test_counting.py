@@ -7,36 +7,21 @@ from itertools import combinations, permutations
 import polars as pl
 import pytest
 
-from tests.transforms.counting_oracles import positions_by_marks, sequences_by_augmentation
+from tests.transforms.counting_oracles import coordinate_maps, positions_by_marks, sequences_by_augmentation
 from transforms.counting import count_games, game_counts_frame
-
-
-def transforms(size: int):
-    """The 8 symmetries of a size x size board, written out as coordinate formulas."""
-    m = size - 1
-    return [
-        lambda r, c: (r, c),
-        lambda r, c: (c, m - r),
-        lambda r, c: (m - r, m - c),
-        lambda r, c: (m - c, r),
-        lambda r, c: (r, m - c),
-        lambda r, c: (m - r, c),
-        lambda r, c: (c, r),
-        lambda r, c: (m - c, m - r),
-    ]
 
 
 def brute_sequences(moves: int, size: int) -> int:
     """Number of orbits of move sequences: enumerate every sequence and keep its canonical form."""
     points = [(r, c) for r in range(size) for c in range(size)]
-    maps = transforms(size)
+    maps = coordinate_maps(size)
     return len({min(tuple(f(r, c) for r, c in seq) for f in maps) for seq in permutations(points, moves)})
 
 
 def brute_positions(moves: int, size: int) -> int:
     """Number of orbits of positions: enumerate every (black set, white set) and keep its canonical form."""
     points = [(r, c) for r in range(size) for c in range(size)]
-    maps = transforms(size)
+    maps = coordinate_maps(size)
     positions = set()
     n_black, n_white = (moves + 1) // 2, moves // 2
     for black in combinations(points, n_black):
