@@ -603,8 +603,12 @@ def _config(names: Sequence[str]) -> tuple:
     )
 
 
-def _pack(games: Sequence[GameMoves]) -> tuple[np.ndarray, ...]:
-    """Concatenate the games' setups and moves into kernel arrays with start offsets."""
+def pack_games(games: Sequence[GameMoves]) -> tuple[np.ndarray, ...]:
+    """The games' setups and moves as kernel arrays: (sizes, setup starts, setups, move starts, moves).
+
+    Raises ValueError for an unsupported board size or a setup stone or move off the board (a
+    pass is (-1, -1)).
+    """
     sizes = np.array([game.board_size for game in games], dtype=np.int64)
     for size in np.unique(sizes):
         check_size(int(size))
@@ -617,6 +621,12 @@ def _pack(games: Sequence[GameMoves]) -> tuple[np.ndarray, ...]:
     setup_sizes = np.repeat(sizes, np.diff(setup_start))
     if ((setup_all[:, 1:] < 0) | (setup_all[:, 1:] >= setup_sizes[:, None])).any():
         raise ValueError("setup stone off the board")
+    move_sizes = np.repeat(sizes, np.diff(move_start))
+    passes = (moves_all[:, 1] == -1) & (moves_all[:, 2] == -1)
+    off = np.flatnonzero(~passes & ((moves_all[:, 1:] < 0) | (moves_all[:, 1:] >= move_sizes[:, None])).any(axis=1))
+    if len(off):
+        game = int(np.searchsorted(move_start, off[0], side="right")) - 1
+        raise ValueError(f"game {game}: move {off[0] - move_start[game] + 1} is illegal (off_board)")
     return sizes, setup_start, setup_all, move_start, moves_all
 
 
@@ -647,7 +657,7 @@ def extract_patterns(
     """
     names = tuple(families)
     pad, *config = _config(names)
-    packed = _pack(games)
+    packed = pack_games(games)
     chosen_events = np.zeros(len(names), dtype=np.int64)
     n_moves, n_points = len(packed[4]), sum(len(FAMILIES[name].layout.points) for name in names)
     table = _new_table(_initial_capacity(n_moves * n_points // 3))

@@ -9,8 +9,8 @@ import numpy as np
 import polars as pl
 from numba import njit
 
-from transforms.board import BLACK, EMPTY, OK, WHITE, as_stones, check_size, new_board, place_setup, play_move
-from transforms.patterns import FAMILIES, GameMoves, fill_liberties, last_move_keys, refresh_liberties
+from transforms.board import BLACK, EMPTY, OK, WHITE, new_board, place_setup, play_move
+from transforms.patterns import FAMILIES, GameMoves, fill_liberties, last_move_keys, pack_games, refresh_liberties
 from transforms.symmetry import d4_point_images
 
 # The nested levels, largest first: diamonds of growing size around the candidate (Stern et al.
@@ -332,6 +332,29 @@ def _phase(move_number):
 
 
 @njit(cache=True)
+def _buffers(size, n_cells, n_levels, n_d12):
+    """A game's working arrays for the ranking kernels: level key caches, ko, d12 scratch, candidate rows."""
+    n_points = size * size
+    return (
+        np.ones((n_levels, n_cells, 2), dtype=np.bool_),  # dirty
+        np.zeros((n_levels, n_cells, 2, 3), dtype=np.int64),  # cache
+        np.array([-1, 0], dtype=np.int64),  # ko
+        np.zeros((n_cells, 3), dtype=np.int64),  # label
+        np.empty((2 * n_d12 + 2, 4), dtype=np.int64),  # rows
+        np.full(n_cells, -1, dtype=np.int64),  # index_of
+        np.empty(n_points, dtype=np.int64),  # points
+        np.empty((n_points, n_levels + 1), dtype=np.int64),  # cand_keys
+        np.empty((n_points, n_levels + 1), dtype=np.int64),  # occ
+        np.empty((n_points, n_levels + 1), dtype=np.int64),  # chosen
+        np.empty(n_points, dtype=np.float64),  # scores
+        np.empty(n_points, dtype=np.int64),  # matched
+        np.empty(n_cells, dtype=np.int64),  # captured
+        np.empty(n_cells, dtype=np.int64),  # changed
+        np.empty(n_cells, dtype=np.int64),  # old_libs
+    )
+
+
+@njit(cache=True)
 def _evaluate(sizes, setup_start, setups, move_start, moves, pad, lv_start, lv_rc, lv_w, lv_lw, lv_lib, lv_top,
               lv_tag, table, d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, min_occurrence, shrink,
               response_min, response_shrink, base, hits, positions, matched_counts, response_counts):
@@ -348,23 +371,9 @@ def _evaluate(sizes, setup_start, setups, move_start, moves, pad, lv_start, lv_r
         size = sizes[gi]
         board, libs, seen, mark, counter, stack, flat, keys = _start_game(
             size, setups[setup_start[gi]:setup_start[gi + 1]], pad, n_levels, lv_start, lv_rc, lv_w, lv_lw)
-        n_cells = board.shape[0]
         width = size + 2 * pad
-        dirty = np.ones((n_levels, n_cells, 2), dtype=np.bool_)
-        cache = np.zeros((n_levels, n_cells, 2, 3), dtype=np.int64)
-        ko = np.array([-1, 0], dtype=np.int64)
-        label = np.zeros((n_cells, 3), dtype=np.int64)
-        rows = np.empty((2 * d12_cands.shape[0] + 2, 4), dtype=np.int64)
-        index_of = np.full(n_cells, -1, dtype=np.int64)
-        points = np.empty(size * size, dtype=np.int64)
-        cand_keys = np.empty((size * size, n_levels + 1), dtype=np.int64)
-        occ = np.empty((size * size, n_levels + 1), dtype=np.int64)
-        chosen = np.empty((size * size, n_levels + 1), dtype=np.int64)
-        scores = np.empty(size * size, dtype=np.float64)
-        matched = np.empty(size * size, dtype=np.int64)
-        captured = np.empty(n_cells, dtype=np.int64)
-        changed = np.empty(n_cells, dtype=np.int64)
-        old_libs = np.empty(n_cells, dtype=np.int64)
+        (dirty, cache, ko, label, rows, index_of, points, cand_keys, occ, chosen, scores, matched, captured,
+         changed, old_libs) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
         last = -1
         for t in range(move_start[gi], move_start[gi + 1]):
             colour, row, col = moves[t, 0], moves[t, 1], moves[t, 2]
@@ -413,20 +422,9 @@ def _position(size, setup, moves, colour, pad, lv_start, lv_rc, lv_w, lv_lw, lv_
     n_levels = lv_start.shape[0] - 1
     board, libs, seen, mark, counter, stack, flat, keys = _start_game(size, setup, pad, n_levels, lv_start, lv_rc,
                                                                       lv_w, lv_lw)
-    n_cells = board.shape[0]
     width = size + 2 * pad
-    dirty = np.ones((n_levels, n_cells, 2), dtype=np.bool_)
-    cache = np.zeros((n_levels, n_cells, 2, 3), dtype=np.int64)
-    ko = np.array([-1, 0], dtype=np.int64)
-    captured = np.empty(n_cells, dtype=np.int64)
-    changed = np.empty(n_cells, dtype=np.int64)
-    old_libs = np.empty(n_cells, dtype=np.int64)
-    points = np.empty(size * size, dtype=np.int64)
-    cand_keys = np.empty((size * size, n_levels + 1), dtype=np.int64)
-    occ = np.empty((size * size, n_levels + 1), dtype=np.int64)
-    chosen = np.empty((size * size, n_levels + 1), dtype=np.int64)
-    scores = np.empty(size * size, dtype=np.float64)
-    matched = np.empty(size * size, dtype=np.int64)
+    (dirty, cache, ko, label, rows, index_of, points, cand_keys, occ, chosen, scores, matched, captured,
+     changed, old_libs) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
     last = -1
     for t in range(moves.shape[0]):
         status = _advance(board, libs, ko, size, pad, moves[t, 0], moves[t, 1], moves[t, 2], keys, dirty, lv_start,
@@ -434,9 +432,6 @@ def _position(size, setup, moves, colour, pad, lv_start, lv_rc, lv_w, lv_lw, lv_
         if status != OK:
             return board, -1 - t, points, cand_keys, occ, chosen, scores, matched
         last = (moves[t, 1] + pad) * width + moves[t, 2] + pad if moves[t, 1] >= 0 else -1
-    label = np.zeros((n_cells, 3), dtype=np.int64)
-    rows = np.empty((2 * d12_cands.shape[0] + 2, 4), dtype=np.int64)
-    index_of = np.full(n_cells, -1, dtype=np.int64)
     n = _candidates(board, libs, ko, size, pad, colour, last, keys, dirty, cache, table, lv_top, lv_tag,
                     d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, label, mark, counter, stack, rows,
                     index_of, points, cand_keys, occ, chosen)
@@ -497,28 +492,6 @@ def load_predictor(stats: pl.DataFrame, *, names: Sequence[str] = LEVELS, respon
     return Predictor(levels=lv, table=table, rule=rule, n_patterns=len(frame))
 
 
-def _packed(games: Sequence[GameMoves]) -> tuple[np.ndarray, ...]:
-    """Games as kernel arrays (sizes, setup starts, setups, move starts, moves)."""
-    sizes = np.array([game.board_size for game in games], dtype=np.int64)
-    for size in np.unique(sizes):
-        check_size(int(size))
-    setups = [as_stones(game.setup, what="setup") for game in games]
-    moves = [as_stones(game.moves, what="moves") for game in games]
-    for size, setup, played in zip(sizes, setups, moves):
-        if ((setup[:, 1:] < 0) | (setup[:, 1:] >= size)).any():
-            raise ValueError("setup stone off the board")
-        passes = (played[:, 1] == -1) & (played[:, 2] == -1)
-        if (~passes & ((played[:, 1:] < 0) | (played[:, 1:] >= size)).any(axis=1)).any():
-            raise ValueError("move off the board")
-    return (
-        sizes,
-        np.cumsum([0] + [len(s) for s in setups]).astype(np.int64),
-        np.concatenate(setups) if setups else np.zeros((0, 3), dtype=np.int64),
-        np.cumsum([0] + [len(m) for m in moves]).astype(np.int64),
-        np.concatenate(moves) if moves else np.zeros((0, 3), dtype=np.int64),
-    )
-
-
 def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
     """Rank all legal points before every board move of ``games`` and measure where the played move ranked.
 
@@ -534,7 +507,7 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
     positions = np.zeros(len(PHASES), dtype=np.int64)
     matched = np.zeros(n_levels + 1, dtype=np.int64)
     response = np.zeros(1, dtype=np.int64)
-    bad = _evaluate(*_packed(games), *predictor._args(), hits, positions, matched, response)
+    bad = _evaluate(*pack_games(games), *predictor._args(), hits, positions, matched, response)
     if bad >= 0:
         raise ValueError(f"game {bad}: illegal move")
     total = int(positions.sum())
@@ -592,7 +565,7 @@ def score_position(predictor: Predictor, game: GameMoves, *, moves: int) -> Posi
     move is that of the record's next move, else the opposite of the last move's, else White after
     black setup stones only (handicap), else Black.
     """
-    sizes, _, setup, _, played = _packed([game])
+    sizes, _, setup, _, played = pack_games([game])
     if isinstance(moves, bool) or not isinstance(moves, int) or not 0 <= moves <= len(played):
         raise ValueError(f"the move number must be within 0..{len(played)} for this game, got {moves!r}")
     if moves < len(played):

@@ -29,6 +29,7 @@ import pytest
 from prefect.settings import PREFECT_API_URL
 
 from flows.release import Layout, build_lock, created_now, current_version, next_version, publish, verify, versions
+from tests.flows.ranged import RangeHandler
 
 pytestmark = pytest.mark.slow
 
@@ -39,37 +40,25 @@ STEPS_WITH_STOP = ("ingest", "aggregate", "validate", "publish", "catalog")
 WAIT_SECONDS = 300
 
 
-class TinyServer(http.server.BaseHTTPRequestHandler):
+class TinyServer(RangeHandler):
     """Serves `body` at /tiny.tar.gz with `Range: bytes=N-`; while `stall` is set a GET sends half and waits."""
 
-    body = b""
+    served = "/tiny.tar.gz"
     stall = threading.Event()
     half_sent = threading.Event()
     release = threading.Event()
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        if self.path != "/tiny.tar.gz":
-            self.send_error(404)
-            return
+    def send(self, header: str | None, start: int) -> None:
         cls = type(self)
-        header = self.headers.get("Range")
-        start = int(header.removeprefix("bytes=").rstrip("-")) if header else 0
-        self.send_response(206 if header else 200)
-        if header:
-            self.send_header("Content-Range", f"bytes {start}-{len(cls.body) - 1}/{len(cls.body)}")
-        self.send_header("Content-Length", str(len(cls.body) - start))
-        self.end_headers()
-        if cls.stall.is_set():
-            self.wfile.write(cls.body[start : len(cls.body) // 2])
-            self.wfile.flush()
-            cls.half_sent.set()
-            cls.release.wait(WAIT_SECONDS)
-            self.close_connection = True
+        if not cls.stall.is_set():
+            super().send(header, start)
             return
-        self.wfile.write(cls.body[start:])
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's name
-        """Quiet."""
+        self.send_headers(header, start)
+        self.wfile.write(cls.body[start : len(cls.body) // 2])
+        self.wfile.flush()
+        cls.half_sent.set()
+        cls.release.wait(WAIT_SECONDS)
+        self.close_connection = True
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,10 @@ import pytest
 
 from flows.cli import main
 from flows.release import Layout, created_now, current_version, next_version, pack, publish, verify, versions
+from tests.flows.ranged import RangeHandler
 
 
-class ScriptedHandler(http.server.BaseHTTPRequestHandler):
+class ScriptedHandler(RangeHandler):
     """Serves `body` at /release.tar.gz; each GET takes the next action of `plan` (then "full").
 
     "full": the body from the requested `Range: bytes=N-` offset; "cut": headers for the whole rest,
@@ -26,16 +27,12 @@ class ScriptedHandler(http.server.BaseHTTPRequestHandler):
     the pack.
     """
 
-    body = b""
+    served = "/release.tar.gz"
     plan: list[str] = []
     ranges: list[str | None] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        if self.path != "/release.tar.gz":
-            self.send_error(404)
-            return
+    def send(self, header: str | None, start: int) -> None:
         cls = type(self)
-        header = self.headers.get("Range")
         cls.ranges.append(header)
         action = cls.plan.pop(0) if cls.plan else "full"
         if action == "truncated":
@@ -44,19 +41,12 @@ class ScriptedHandler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
-            return
-        start = int(header.removeprefix("bytes=").rstrip("-")) if header else 0
-        self.send_response(206 if header else 200)
-        self.send_header("Content-Length", str(len(cls.body) - start))
-        self.end_headers()
-        if action == "cut":
+        elif action == "cut":
+            self.send_headers(header, start)
             self.wfile.write(cls.body[start : start + (len(cls.body) - start) // 2])
             self.close_connection = True
-            return
-        self.wfile.write(cls.body[start:])
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's name
-        """Quiet."""
+        else:
+            super().send(header, start)
 
 
 @dataclass(frozen=True)

@@ -11,33 +11,26 @@ from pathlib import Path
 import pytest
 
 from flows.fetch import fetch, sha256_folder
+from tests.flows.ranged import RangeHandler
 
 BODY = bytes(range(256)) * 4096  # 1 MiB
 
 
-class FlakyRangeHandler(http.server.BaseHTTPRequestHandler):
+class FlakyRangeHandler(RangeHandler):
     """Serves BODY at /data.tar.gz; the first GET is cut off halfway; honours `Range: bytes=N-`."""
 
+    served = "/data.tar.gz"
+    body = BODY
     requests: list[str | None] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        if self.path != "/data.tar.gz":
-            self.send_error(404)
-            return
-        range_header = self.headers.get("Range")
-        type(self).requests.append(range_header)
-        start = int(range_header.removeprefix("bytes=").rstrip("-")) if range_header else 0
-        self.send_response(206 if range_header else 200)
-        self.send_header("Content-Length", str(len(BODY) - start))
-        self.end_headers()
+    def send(self, header: str | None, start: int) -> None:
+        type(self).requests.append(header)
         if len(type(self).requests) == 1:
+            self.send_headers(header, start)
             self.wfile.write(BODY[: len(BODY) // 2])
             self.close_connection = True
             return
-        self.wfile.write(BODY[start:])
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        """Quiet."""
+        super().send(header, start)
 
 
 @pytest.fixture
