@@ -21,7 +21,6 @@ from transforms.patterns import (
     GameMoves,
     diagram,
     extract_patterns,
-    gridcular_points,
     stones,
 )
 from transforms.symmetry import parse_key
