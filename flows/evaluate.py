@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
+import polars as pl
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
@@ -25,7 +26,8 @@ from transforms.errors import RejectError
 from transforms.games import game_row, ingest_members
 from transforms.parsing import parse_games
 from transforms.patterns import GameMoves
-from transforms.predict import LEVELS, REQUIRED_FAMILIES, RESPONSE, Predictor, Rule, evaluate, load_predictor
+from transforms.predict import Predictor, evaluate, load_predictor
+from transforms.ranking import DEFAULT_WEIGHTS, Weights, load_weights
 
 
 def release_version(layout: Layout, release: str | None) -> str:
@@ -37,28 +39,27 @@ def release_version(layout: Layout, release: str | None) -> str:
     return version
 
 
-def predictor_for(layout: Layout, version: str, *, rule: Rule = Rule()) -> Predictor:
-    """Load the 16-symmetry statistics of a release's prediction levels (patterns chosen at least once).
-
-    The levels are LEVELS that the release was built with; all but OPTIONAL_LEVELS are required.
-    """
-    manifest = read_manifest(layout, version)
-    built = set(manifest.get("config", {}).get("families", []))
-    missing = [f for f in REQUIRED_FAMILIES if f not in built]
+def predictor_for(layout: Layout, version: str, *, weights: Weights | None = None) -> Predictor:
+    """Load a release's 16-symmetry statistics of the families ``weights`` (default: the shipped ones) rank with."""
+    weights = weights or load_weights()
+    needed = (*weights.levels, weights.response)
+    built = set(read_manifest(layout, version).get("config", {}).get("families", []))
+    missing = [f for f in needed if f not in built]
     if missing:
         raise ValueError(
             f"release {version} lacks the prediction families {' '.join(missing)}; build it with "
-            f"`gopat build --families {' '.join(REQUIRED_FAMILIES)}` (plus any other families)"
+            f"`gopat build --families {' '.join(needed)}` (plus any other families)"
         )
-    names = tuple(f for f in LEVELS if f in built)
     path = layout.release_dir(version) / "pattern_stats.parquet"
-    families = ", ".join(f"'{f}'" for f in (*names, RESPONSE))
+    params = [str(path.resolve()), list(needed)]
     with duckdb.connect() as con:
-        stats = con.sql(
-            f"SELECT family, key, occurrence, chosen FROM read_parquet('{path.resolve()}') "
-            f"WHERE symmetry = 16 AND chosen >= 1 AND family IN ({families})"
-        ).pl()
-    return load_predictor(stats, names=names, rule=rule)
+        rows = con.sql("SELECT count(*) FROM read_parquet(?) WHERE symmetry = 16 AND list_contains(?, family)",
+                       params=params).fetchall()[0][0]
+        batches = con.sql(
+            "SELECT family, key, occurrence, chosen FROM read_parquet(?) WHERE symmetry = 16 AND list_contains(?, family)",
+            params=params,
+        ).to_arrow_reader(1_000_000)
+        return load_predictor((pl.from_arrow(batch) for batch in batches), weights=weights, rows=rows)
 
 
 def read_games(source: str, *, raw_dir: Path) -> tuple[list[GameMoves], dict]:
@@ -126,9 +127,9 @@ def load_games_task(source: str, raw_dir: Path) -> tuple[list[GameMoves], dict]:
 
 
 @task(cache_policy=NO_CACHE)
-def load_predictor_task(layout: Layout, version: str, rule: Rule) -> Predictor:
+def load_predictor_task(layout: Layout, version: str, weights: Weights) -> Predictor:
     """Load the release's pattern statistics into the predictor's hash table."""
-    predictor = predictor_for(layout, version, rule=rule)
+    predictor = predictor_for(layout, version, weights=weights)
     get_run_logger().info("release %s: %d patterns loaded", version, predictor.n_patterns)
     return predictor
 
@@ -150,25 +151,29 @@ def evaluate_release(
     games: str,
     warehouse: str = "warehouse",
     release: str | None = None,
+    weights: str | None = None,
     record: bool = True,
 ) -> dict:
     """Evaluate a release's move prediction on the games of ``games`` and (by default) record it in its manifest.
 
-    Returns the record: release, games (source, sha256, counts), rule, result (see
-    :func:`transforms.predict.evaluate`), seconds, created and code version.
+    ``weights`` is a weights file (default: the shipped transforms/prediction_weights.json).
+    Returns the record: release, games (source, sha256, counts), weights (file, sha256, levels,
+    distance), result (see :func:`transforms.predict.evaluate`), seconds, created, code version.
     """
     logger = get_run_logger()
     start = time.perf_counter()
-    rule = Rule()
+    weights_path = Path(weights) if weights else DEFAULT_WEIGHTS
+    ranking = load_weights(weights_path)
     layout = Layout(Path(warehouse).resolve())
     version = release_version(layout, release)
-    predictor = load_predictor_task(layout, version, rule)
+    predictor = load_predictor_task(layout, version, ranking)
     loaded, summary = load_games_task(games, layout.raw)
     result = evaluate_task(predictor, loaded)
     entry = {
         "release": version,
         "games": summary,
-        "rule": {name: getattr(rule, name) for name in rule.__slots__},
+        "weights": {"file": str(weights_path), "sha256": sha256_file(weights_path), "levels": list(ranking.levels),
+                    "distance": ranking.distance},
         "result": result,
         "seconds": round(time.perf_counter() - start, 1),
         "created": created_now(),
@@ -183,13 +188,14 @@ def evaluate_release(
 
 
 def split_by_year(source: Path, *, first_test_year: int, train: Path, test: Path, test_games: int | None = None,
-                  seed: int = 0) -> dict:
+                  seed: int = 0, calibration: Path | None = None, calibration_games: int = 250) -> dict:
     """Hold out games by date: write two .tar.gz archives (byte for byte reproducible) from ``source``.
 
     ``train`` gets every member whose first game is dated (DT) before ``first_test_year`` or not
     dated; ``test`` the members dated from that year on whose move sequences (DESIGN §3 duplicate
     rule) are not in ``train``, or a seeded random sample of ``test_games`` of them. Unreadable
-    members go nowhere. Returns the counts.
+    members go nowhere. ``calibration``, if given, gets a seeded sample of ``calibration_games`` of
+    the held-out members not in ``test`` (to fit ranking weights on). Returns the counts.
     """
     before, after, train_sequences, skipped = [], [], set(), 0
     for member in iter_members(source):
@@ -210,9 +216,15 @@ def split_by_year(source: Path, *, first_test_year: int, train: Path, test: Path
         else:
             after.append((member, sequences))
     held_out = sorted((m for m, sequences in after if not sequences & train_sequences), key=lambda m: m.name)
+    rng = random.Random(seed)
     if test_games is not None and test_games < len(held_out):
-        held_out = sorted(random.Random(seed).sample(held_out, test_games), key=lambda m: m.name)
-    for path, members in ((train, before), (test, held_out)):
+        held_out = sorted(rng.sample(held_out, test_games), key=lambda m: m.name)
+    outputs = [(train, before), (test, held_out)]
+    if calibration is not None:
+        taken = {m.name for m in held_out}
+        rest = [m for m, sequences in after if not sequences & train_sequences and m.name not in taken]
+        outputs.append((calibration, rng.sample(rest, min(calibration_games, len(rest)))))
+    for path, members in outputs:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz, \
                 tarfile.open(fileobj=gz, mode="w", format=tarfile.GNU_FORMAT) as tar:
@@ -220,4 +232,5 @@ def split_by_year(source: Path, *, first_test_year: int, train: Path, test: Path
                 info = tarfile.TarInfo(member.name)
                 info.size = len(member.data)
                 tar.addfile(info, io.BytesIO(member.data))
-    return {"train": len(before), "test": len(held_out), "test_candidates": len(after), "skipped": skipped}
+    return {"train": len(before), "test": len(held_out), "test_candidates": len(after), "skipped": skipped,
+            "calibration": len(outputs[2][1]) if calibration is not None else 0}

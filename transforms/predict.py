@@ -1,8 +1,8 @@
-"""Move prediction from pattern statistics: nested patterns around every legal point rank the moves."""
+"""Move prediction from pattern statistics: nested patterns around every legal point, counted and ranked."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,20 +11,18 @@ from numba import njit
 
 from transforms.board import BLACK, EMPTY, OK, WHITE, new_board, place_setup, play_move
 from transforms.patterns import FAMILIES, GameMoves, fill_liberties, last_move_keys, pack_games, refresh_liberties
+from transforms.ranking import Weights, feature_index, fit_weights, largest_level, load_weights, ranks
 from transforms.symmetry import d4_point_images
 
-# The nested levels, largest first: diamonds of growing size around the candidate (Stern et al.
-# 2006, Pachi), liberty counts on the cells up to 13 points (a key holds at most 31 base-4 digits).
-# dia29 is used when a release has it: it helps in the opening but triples the build's pattern rows.
+# The nested levels a predictor may use, largest first: diamonds of growing size around the
+# candidate (Stern et al. 2006, Pachi), liberty counts on the cells up to 13 points (a key holds at
+# most 31 base-4 digits). A weights file (transforms/ranking.py) names the levels it was fitted for.
 LEVELS: tuple[str, ...] = ("dia29", "dia21", "lib13", "lib9", "lib5")
-OPTIONAL_LEVELS: tuple[str, ...] = ("dia29",)
 RESPONSE = "d12"  # the seed's response pattern around the last move
-REQUIRED_FAMILIES: tuple[str, ...] = (*(f for f in LEVELS if f not in OPTIONAL_LEVELS), RESPONSE)
 PHASES: tuple[tuple[int, int | None], ...] = ((1, 30), (31, 100), (101, 200), (201, None))
 TOP_K = (1, 5, 10)
 
 _PHASE_STARTS = np.array([lo for lo, _ in PHASES], dtype=np.int64)
-_TOP_K = np.array(TOP_K, dtype=np.int64)
 _KEY, _OCC, _CHOSEN = 0, 1, 2  # stats table columns; the key holds the level's tag in bits 60-62
 _TAG_SHIFT, _MAX_KEY_DIGITS = 60, 30
 _MIX1, _MIX2 = 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # murmur3 fmix64
@@ -284,53 +282,6 @@ def levels(names: Sequence[str], *, response: str | None = "d12") -> Levels:
     )  # fmt: skip
 
 
-def _stats_table(levels_: Levels, families: np.ndarray, keys: np.ndarray, occurrence: np.ndarray,
-                chosen: np.ndarray) -> np.ndarray:
-    """Hash table of canonical (16-symmetry) keys -> occurrence, chosen for the levels' families."""
-    order = list(levels_.names) + ([levels_.response] if levels_.response else [])
-    tags = np.zeros(len(families), dtype=np.int64)
-    for i, name in enumerate(order):
-        tags[np.asarray(families) == name] = i + 1
-    keep = tags > 0
-    capacity = 1 << max(4, int(3 * keep.sum() // 2).bit_length())
-    table = np.zeros((capacity, 3), dtype=np.int64)
-    _fill_table(table, tags[keep], np.asarray(keys, dtype=np.int64)[keep],
-                np.asarray(occurrence, dtype=np.int64)[keep], np.asarray(chosen, dtype=np.int64)[keep])
-    return table
-
-
-@njit(cache=True)
-def _scores(occ, chosen, n, n_levels, min_occurrence, shrink, response_min, response_shrink, base, scores, matched):
-    """Score of each of the ``n`` candidates and the index of its largest matched level (-1: none).
-
-    From the smallest level up, a level seen at least ``min_occurrence`` times replaces the score
-    by its chosen rate shrunk towards the score so far (``shrink`` pseudo-occurrences): the largest
-    such level decides, the smaller ones break its ties and temper it when it is rare. The
-    response column (after the levels) lifts the score to its own shrunk rate when that is higher
-    and it was seen at least ``response_min`` times.
-    """
-    for i in range(n):
-        score = base
-        matched[i] = -1
-        for lv in range(n_levels - 1, -1, -1):
-            if occ[i, lv] >= min_occurrence:
-                score = (chosen[i, lv] + shrink * score) / (occ[i, lv] + shrink)
-                matched[i] = lv
-        o = occ[i, n_levels]
-        if o >= response_min and o > 0:
-            score = max(score, (chosen[i, n_levels] + response_shrink * score) / (o + response_shrink))
-        scores[i] = score
-
-
-@njit(cache=True)
-def _phase(move_number):
-    """Index of the PHASES range holding a move number."""
-    phase = 0
-    while phase + 1 < _PHASE_STARTS.shape[0] and move_number >= _PHASE_STARTS[phase + 1]:
-        phase += 1
-    return phase
-
-
 @njit(cache=True)
 def _buffers(size, n_cells, n_levels, n_d12):
     """A game's working arrays for the ranking kernels: level key caches, ko, d12 scratch, candidate rows."""
@@ -346,8 +297,6 @@ def _buffers(size, n_cells, n_levels, n_d12):
         np.empty((n_points, n_levels + 1), dtype=np.int64),  # cand_keys
         np.empty((n_points, n_levels + 1), dtype=np.int64),  # occ
         np.empty((n_points, n_levels + 1), dtype=np.int64),  # chosen
-        np.empty(n_points, dtype=np.float64),  # scores
-        np.empty(n_points, dtype=np.int64),  # matched
         np.empty(n_cells, dtype=np.int64),  # captured
         np.empty(n_cells, dtype=np.int64),  # changed
         np.empty(n_cells, dtype=np.int64),  # old_libs
@@ -355,114 +304,114 @@ def _buffers(size, n_cells, n_levels, n_d12):
 
 
 @njit(cache=True)
-def _evaluate(sizes, setup_start, setups, move_start, moves, pad, lv_start, lv_rc, lv_w, lv_lw, lv_lib, lv_top,
-              lv_tag, table, d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, min_occurrence, shrink,
-              response_min, response_shrink, base, hits, positions, matched_counts, response_counts):
-    """Rank every legal point before every board move of every game; add up where the played move ranked.
+def _distance(point, move, size):
+    """Coulom's distance |dr| + |dc| + max(|dr|, |dc|) between two row-major points; 0 when ``move`` is -1."""
+    if move < 0:
+        return 0
+    dr, dc = abs(point // size - move // size), abs(point % size - move % size)
+    return dr + dc + max(dr, dc)
 
-    ``hits[phase, k]`` counts positions whose move ranked within TOP_K[k]; ``positions[phase]``
-    the positions; ``matched_counts[level]`` the positions whose move matched that level as its
-    largest (last: none); ``response_counts[0]`` those whose move had a response pattern.
-    Candidates rank by score, then by point index. Returns -1 or the index of a game with an
-    illegal move.
+
+@njit(cache=True)
+def _distances(n, points, size, last, before, out, at):
+    """Distances of ``n`` candidate points to the last two moves, written to ``out`` from row ``at``."""
+    for i in range(n):
+        out[at + i, 0] = _distance(points[i], last, size)
+        out[at + i, 1] = _distance(points[i], before, size)
+
+
+@njit(cache=True)
+def _emit(n, points, occ, chosen, size, last, before, at, out_occ, out_chosen, out_dist):
+    """Copy ``n`` candidates' counts to the output rows from ``at``, with their distances to the last two moves."""
+    for i in range(n):
+        out_occ[at + i, :] = occ[i, :]
+        out_chosen[at + i, :] = chosen[i, :]
+    _distances(n, points, size, last, before, out_dist, at)
+
+
+@njit(cache=True)
+def _game_rows(sizes, setup_start, setups, move_start, moves, first, stop, pad, lv_start, lv_rc, lv_w, lv_lw, lv_lib,
+               lv_top, lv_tag, table, d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, out_occ, out_chosen,
+               out_dist, pos_count, pos_played, pos_move):
+    """The candidates of every position before a board move of games ``first`` .. ``stop`` - 1.
+
+    Per candidate (position after position, row-major within one): occurrence and chosen per level
+    and response pattern, distances to the last two moves. Per position: candidates, the played
+    one's index among them, move number. Returns (positions, -1), or (positions so
+    far, game index) at an illegal move.
     """
     n_levels = lv_start.shape[0] - 1
-    for gi in range(sizes.shape[0]):
+    at, p = 0, 0
+    for gi in range(first, stop):
         size = sizes[gi]
         board, libs, seen, mark, counter, stack, flat, keys = _start_game(
             size, setups[setup_start[gi]:setup_start[gi + 1]], pad, n_levels, lv_start, lv_rc, lv_w, lv_lw)
         width = size + 2 * pad
-        (dirty, cache, ko, label, rows, index_of, points, cand_keys, occ, chosen, scores, matched, captured,
-         changed, old_libs) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
-        last = -1
+        (dirty, cache, ko, label, rows, index_of, points, cand_keys, occ, chosen, captured, changed,
+         old_libs) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
+        last, before = -1, -1
         for t in range(move_start[gi], move_start[gi + 1]):
             colour, row, col = moves[t, 0], moves[t, 1], moves[t, 2]
             if row >= 0:
-                n = _candidates(board, libs, ko, size, pad, colour, last, keys, dirty, cache, table, lv_top, lv_tag,
-                                d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, label, mark, counter, stack,
-                                rows, index_of, points, cand_keys, occ, chosen)
-                _scores(occ, chosen, n, n_levels, min_occurrence, shrink, response_min, response_shrink, base,
-                        scores, matched)
-                target = row * size + col
+                padded_last = (last // size + pad) * width + last % size + pad if last >= 0 else -1
+                n = _candidates(board, libs, ko, size, pad, colour, padded_last, keys, dirty, cache, table, lv_top,
+                                lv_tag, d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, label, mark, counter,
+                                stack, rows, index_of, points, cand_keys, occ, chosen)
                 played = -1
                 for i in range(n):
-                    if points[i] == target:
+                    if points[i] == row * size + col:
                         played = i
                 if played < 0:
-                    return gi
-                rank = 1
-                for i in range(n):
-                    if scores[i] > scores[played] or (scores[i] == scores[played] and i < played):
-                        rank += 1
-                phase = _phase(t - move_start[gi] + 1)
-                positions[phase] += 1
-                for k in range(_TOP_K.shape[0]):
-                    if rank <= _TOP_K[k]:
-                        hits[phase, k] += 1
-                matched_counts[matched[played] if matched[played] >= 0 else n_levels] += 1
-                if occ[played, n_levels] >= response_min and occ[played, n_levels] > 0:
-                    response_counts[0] += 1
+                    return p, gi
+                _emit(n, points, occ, chosen, size, last, before, at, out_occ, out_chosen, out_dist)
+                pos_count[p], pos_played[p], pos_move[p] = n, played, t - move_start[gi] + 1
+                at += n
+                p += 1
             status = _advance(board, libs, ko, size, pad, colour, row, col, keys, dirty, lv_start, lv_w, lv_lw,
                               lv_lib, flat, seen, mark, counter, stack, captured, changed, old_libs)
             if status != OK:
-                return gi
-            last = (row + pad) * width + col + pad if row >= 0 else -1
-    return -1
+                return p, gi
+            before, last = last, row * size + col if row >= 0 else -1
+    return p, -1
 
 
 @njit(cache=True)
 def _position(size, setup, moves, colour, pad, lv_start, lv_rc, lv_w, lv_lw, lv_lib, lv_top, lv_tag, table,
-              d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, min_occurrence, shrink, response_min,
-              response_shrink, base):
-    """Replay ``moves``, then score every legal point for ``colour``.
+              d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag):
+    """Replay ``moves``, then the candidates of ``colour`` as :func:`_game_rows` writes them, and their keys.
 
-    Returns (board, n, points, keys, occ, chosen, scores, matched) as :func:`_candidates` and
-    :func:`_scores` fill them; n is -1 - t when move t is illegal.
+    Returns (board, n, points, keys, occ, chosen, dist); n is -1 - t when move t is illegal.
     """
     n_levels = lv_start.shape[0] - 1
     board, libs, seen, mark, counter, stack, flat, keys = _start_game(size, setup, pad, n_levels, lv_start, lv_rc,
                                                                       lv_w, lv_lw)
     width = size + 2 * pad
-    (dirty, cache, ko, label, rows, index_of, points, cand_keys, occ, chosen, scores, matched, captured,
-     changed, old_libs) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
-    last = -1
+    (dirty, cache, ko, label, rows, index_of, points, cand_keys, occ, chosen, captured, changed,
+     old_libs) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
+    dist = np.zeros((size * size, 2), dtype=np.int64)
+    last, before = -1, -1
     for t in range(moves.shape[0]):
-        status = _advance(board, libs, ko, size, pad, moves[t, 0], moves[t, 1], moves[t, 2], keys, dirty, lv_start,
-                          lv_w, lv_lw, lv_lib, flat, seen, mark, counter, stack, captured, changed, old_libs)
+        row, col = moves[t, 1], moves[t, 2]
+        status = _advance(board, libs, ko, size, pad, moves[t, 0], row, col, keys, dirty, lv_start, lv_w, lv_lw,
+                          lv_lib, flat, seen, mark, counter, stack, captured, changed, old_libs)
         if status != OK:
-            return board, -1 - t, points, cand_keys, occ, chosen, scores, matched
-        last = (moves[t, 1] + pad) * width + moves[t, 2] + pad if moves[t, 1] >= 0 else -1
-    n = _candidates(board, libs, ko, size, pad, colour, last, keys, dirty, cache, table, lv_top, lv_tag,
+            return board, -1 - t, points, cand_keys, occ, chosen, dist
+        before, last = last, row * size + col if row >= 0 else -1
+    padded_last = (last // size + pad) * width + last % size + pad if last >= 0 else -1
+    n = _candidates(board, libs, ko, size, pad, colour, padded_last, keys, dirty, cache, table, lv_top, lv_tag,
                     d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, label, mark, counter, stack, rows,
                     index_of, points, cand_keys, occ, chosen)
-    _scores(occ, chosen, n, n_levels, min_occurrence, shrink, response_min, response_shrink, base, scores, matched)
-    return board, n, points, cand_keys, occ, chosen, scores, matched
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """How counts become a score (see :func:`_scores`): k, the shrinkage and the response pattern's use."""
-
-    min_occurrence: int = 1
-    shrink: float = 30.0
-    response_min: int = 5
-    response_shrink: float = 3.0
-    base: float = 0.004
-
-    def __post_init__(self) -> None:
-        if self.min_occurrence < 1 or self.response_min < 1:
-            raise ValueError("min_occurrence and response_min must be at least 1")
-        if self.shrink <= 0 or self.response_shrink <= 0 or not 0 < self.base < 1:
-            raise ValueError("shrink values must be positive and base in (0, 1)")
+    _distances(n, points, size, last, before, dist, 0)
+    return board, n, points, cand_keys, occ, chosen, dist
 
 
 @dataclass(frozen=True)
 class Predictor:
-    """Pattern statistics in a hash table, the pattern levels and the scoring rule."""
+    """Pattern statistics in a hash table, the pattern levels and the ranking weights."""
 
     levels: Levels
     table: np.ndarray
-    rule: Rule
+    weights: Weights
     n_patterns: int
 
     def _args(self) -> tuple:
@@ -470,26 +419,83 @@ class Predictor:
         return (
             lv.pad, lv.start, lv.rc, lv.weights, lv.lib_weights, lv.has_liberty, lv.top,
             np.arange(1, n_levels + 1, dtype=np.int64), self.table, lv.d12_offsets, lv.d12_candidates,
-            lv.d12_perms, lv.d12_maps, n_levels + 1 if lv.response else -1, self.rule.min_occurrence,
-            float(self.rule.shrink), self.rule.response_min, float(self.rule.response_shrink), float(self.rule.base),
+            lv.d12_perms, lv.d12_maps, n_levels + 1,
         )  # fmt: skip
 
 
-def load_predictor(stats: pl.DataFrame, *, names: Sequence[str] = LEVELS, response: str | None = RESPONSE,
-                   rule: Rule = Rule()) -> Predictor:
+def load_predictor(stats: pl.DataFrame | Iterable[pl.DataFrame], *, weights: Weights | None = None,
+                   rows: int | None = None) -> Predictor:
     """A predictor from 16-symmetry pattern statistics (columns family, key as digit text, occurrence, chosen).
 
-    Rows of other families are ignored. Patterns never chosen are dropped by the caller's query or
-    here: they would only lower a point's score a little (0.2 points of top-1 measured) and are
-    most of the rows.
+    ``stats`` is one frame, or batches of one whose total rows ``rows`` bounds (the hash table is
+    sized from it, so a release's statistics never sit in memory as text all at once). The levels
+    and response family are those of ``weights`` (default: the shipped ones); rows of other
+    families are ignored. Patterns never chosen count: a pattern seen often and never played says
+    the point is poor.
     """
-    lv = levels(names, response=response)
-    wanted = [*lv.names, *([lv.response] if lv.response else [])]
-    frame = stats.filter(pl.col("family").is_in(wanted) & (pl.col("chosen") >= 1)).select(
-        "family", pl.col("key").str.to_integer(base=4, dtype=pl.Int64), "occurrence", "chosen")
-    table = _stats_table(lv, frame["family"].to_numpy(), frame["key"].to_numpy(), frame["occurrence"].to_numpy(),
-                        frame["chosen"].to_numpy())
-    return Predictor(levels=lv, table=table, rule=rule, n_patterns=len(frame))
+    weights = weights or load_weights()
+    lv = levels(weights.levels, response=weights.response)
+    if isinstance(stats, pl.DataFrame):
+        stats, rows = [stats], len(stats) if rows is None else rows
+    elif rows is None:
+        raise ValueError("give the number of rows of batched statistics")
+    table = np.zeros((1 << max(4, (4 * rows // 3).bit_length()), 3), dtype=np.int64)  # load factor < 3/4
+    tags = {name: tag for tag, name in enumerate((*lv.names, lv.response), start=1)}
+    loaded = 0
+    for batch in stats:
+        frame = batch.filter(pl.col("family").is_in(list(tags))).select(
+            pl.col("family").replace_strict(tags, return_dtype=pl.Int64),
+            pl.col("key").str.to_integer(base=4, dtype=pl.Int64), "occurrence", "chosen")
+        loaded += len(frame)
+        if loaded > rows:
+            raise ValueError(f"more than the {rows} announced pattern rows")
+        _fill_table(table, *(frame[c].to_numpy().astype(np.int64, copy=False) for c in frame.columns))
+    return Predictor(levels=lv, table=table, weights=weights, n_patterns=loaded)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Candidates of consecutive positions (see :func:`_game_rows`) and the positions' counts, played index, move."""
+
+    occurrence: np.ndarray
+    chosen: np.ndarray
+    distance: np.ndarray
+    counts: np.ndarray
+    played: np.ndarray
+    move: np.ndarray
+
+    def features(self) -> np.ndarray:
+        """:func:`transforms.ranking.feature_index` of every candidate."""
+        return feature_index(self.occurrence, self.chosen, self.distance[:, 0], self.distance[:, 1])
+
+
+def candidate_rows(predictor: Predictor, games: Sequence[GameMoves], *, batch_rows: int = 4_000_000) -> Iterator[Rows]:
+    """The candidates of every position before a board move of ``games``, in batches of whole games.
+
+    A batch holds at most ``batch_rows`` candidates unless one game alone has more. Raises
+    ValueError naming the game (its index in ``games``) with an illegal move.
+    """
+    sizes, setup_start, setups, move_start, moves = pack_games(games)
+    board_moves = np.cumsum([0, *((moves[move_start[i]:move_start[i + 1], 1] >= 0).sum() * int(sizes[i]) ** 2
+                                  for i in range(len(sizes)))])
+    n_levels = len(predictor.levels.names)
+    first = 0
+    while first < len(sizes):
+        stop = max(first + 1, int(np.searchsorted(board_moves, board_moves[first] + batch_rows, side="right")) - 1)
+        n_rows = int(board_moves[stop] - board_moves[first])
+        n_positions = int((moves[move_start[first]:move_start[stop], 1] >= 0).sum())
+        occurrence = np.empty((n_rows, n_levels + 1), dtype=np.int64)
+        chosen = np.empty((n_rows, n_levels + 1), dtype=np.int64)
+        distance = np.empty((n_rows, 2), dtype=np.int64)
+        counts, played, move = (np.empty(n_positions, dtype=np.int64) for _ in range(3))
+        _, bad = _game_rows(sizes, setup_start, setups, move_start, moves, first, stop, *predictor._args(),
+                               occurrence, chosen, distance, counts, played, move)
+        if bad >= 0:
+            raise ValueError(f"game {bad}: illegal move")
+        used = int(counts.sum())
+        yield Rows(occurrence=occurrence[:used], chosen=chosen[:used], distance=distance[:used],
+                   counts=counts, played=played, move=move)
+        first = stop
 
 
 def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
@@ -498,34 +504,53 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
     Returns a JSON-ready dict: ``positions``, ``top1``, ``top5``, ``top10`` (shares of positions
     whose move ranked within 1, 5, 10), ``games``, ``phases`` (the same per range of move numbers
     1-30, 31-100, 101-200, 201+), ``matched`` (share of positions whose move's largest pattern seen
-    at least k times was each level, or ``none``), ``response_matched`` (share whose move had a
-    response pattern seen at least ``response_min`` times) and ``pattern_points`` (cells per level).
-    Raises ValueError for an illegal move.
+    before was each level, or ``none``), ``response_matched`` (share whose move had a response
+    pattern seen before) and ``pattern_points`` (cells per level). Candidates rank by score, then
+    by row-major point. Raises ValueError for an illegal move.
     """
-    n_levels = len(predictor.levels.names)
+    names = predictor.levels.names
     hits = np.zeros((len(PHASES), len(TOP_K)), dtype=np.int64)
     positions = np.zeros(len(PHASES), dtype=np.int64)
-    matched = np.zeros(n_levels + 1, dtype=np.int64)
-    response = np.zeros(1, dtype=np.int64)
-    bad = _evaluate(*pack_games(games), *predictor._args(), hits, positions, matched, response)
-    if bad >= 0:
-        raise ValueError(f"game {bad}: illegal move")
+    matched = np.zeros(len(names) + 1, dtype=np.int64)
+    response = 0
+    for rows in candidate_rows(predictor, games):
+        index = rows.features()
+        rank = ranks(predictor.weights.score(index), rows.counts, rows.played)
+        phase = np.searchsorted(_PHASE_STARTS, rows.move, side="right") - 1
+        np.add.at(positions, phase, 1)
+        for k, top in enumerate(TOP_K):
+            np.add.at(hits[:, k], phase, rank <= top)
+        played = np.cumsum(rows.counts) - rows.counts + rows.played
+        matched += np.bincount(largest_level(rows.occurrence[played, :len(names)]), minlength=len(names) + 1)
+        response += int((rows.occurrence[played, len(names)] >= 1).sum())
     total = int(positions.sum())
 
     def shares(counts: np.ndarray, n: int) -> dict[str, float]:
         return {f"top{k}": round(float(counts[i]) / n, 4) if n else 0.0 for i, k in enumerate(TOP_K)}
 
-    names = [*predictor.levels.names, "none"]
     return {
         "positions": total,
         **shares(hits.sum(axis=0), total),
         "games": len(games),
         "phases": {_phase_name(lo, hi): {"positions": int(positions[i]), **shares(hits[i], int(positions[i]))}
                    for i, (lo, hi) in enumerate(PHASES)},
-        "matched": {name: round(float(matched[i]) / total, 4) if total else 0.0 for i, name in enumerate(names)},
-        "response_matched": round(float(response[0]) / total, 4) if total else 0.0,
-        "pattern_points": {name: len(FAMILIES[name].layout.points) for name in predictor.levels.names},
+        "matched": {name: round(float(matched[i]) / total, 4) if total else 0.0
+                    for i, name in enumerate([*names, "none"])},
+        "response_matched": round(response / total, 4) if total else 0.0,
+        "pattern_points": {name: len(FAMILIES[name].layout.points) for name in names},
     }
+
+
+def fit(predictor: Predictor, games: Sequence[GameMoves], *, distance: bool = True) -> Weights:
+    """Weights for the predictor's levels fitted on every position of ``games`` (which its statistics must not hold)."""
+    batches = list(candidate_rows(predictor, games))
+    if not batches:
+        raise ValueError("no games to fit on")
+    index = np.concatenate([rows.features() for rows in batches])
+    counts = np.concatenate([rows.counts for rows in batches])
+    played = np.concatenate([rows.played for rows in batches])
+    return fit_weights(index, counts, played, levels=predictor.levels.names, response=predictor.levels.response,
+                       distance=distance)
 
 
 def _phase_name(lo: int, hi: int | None) -> str:
@@ -534,13 +559,14 @@ def _phase_name(lo: int, hi: int | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """A legal point: its score, the largest pattern seen at least k times (``family`` None: none) and,
-    per level (largest first, then the response pattern), the canonical key text (None: no response
-    pattern here) and counts."""
+    """A legal point: its score and probability, the largest pattern seen before (``family`` None: none)
+    and, per level (largest first, then the response pattern), the canonical key text (None: no
+    response pattern here) and counts."""
 
     row: int
     col: int
     score: float
+    probability: float
     family: str | None
     keys: tuple[str | None, ...]
     occurrence: tuple[int, ...]
@@ -561,9 +587,9 @@ class Position:
 def score_position(predictor: Predictor, game: GameMoves, *, moves: int) -> Position:
     """Every legal point of the position after the first ``moves`` moves of ``game``, best first.
 
-    Points rank by score, then by row-major index (as :func:`evaluate` ranks them). The colour to
-    move is that of the record's next move, else the opposite of the last move's, else White after
-    black setup stones only (handicap), else Black.
+    Points rank by score, then by row-major index (as :func:`evaluate` ranks them); probability is
+    the softmax of the scores. The colour to move is that of the record's next move, else the
+    opposite of the last move's, else White after black setup stones only (handicap), else Black.
     """
     sizes, _, setup, _, played = pack_games([game])
     if isinstance(moves, bool) or not isinstance(moves, int) or not 0 <= moves <= len(played):
@@ -575,19 +601,20 @@ def score_position(predictor: Predictor, game: GameMoves, *, moves: int) -> Posi
     else:
         colour = WHITE if len(setup) and (setup[:, 0] == BLACK).all() else BLACK
     size = int(sizes[0])
-    board, n, points, keys, occ, chosen, scores, matched = _position(size, setup, played[:moves], colour,
-                                                                     *predictor._args())
+    board, n, points, keys, occ, chosen, dist = _position(size, setup, played[:moves], colour, *predictor._args())
     if n < 0:
         raise ValueError(f"move {-n} is illegal")
     names = predictor.levels.names
-    digits = [FAMILIES[name].layout.n_digits for name in names]
-    if predictor.levels.response:
-        digits.append(FAMILIES[predictor.levels.response].layout.n_digits)
+    digits = [FAMILIES[name].layout.n_digits for name in (*names, predictor.levels.response)]
+    scores = predictor.weights.score(feature_index(occ[:n], chosen[:n], dist[:n, 0], dist[:n, 1]))
+    probability = np.exp(scores - scores.max(initial=-np.inf))
+    probability /= probability.sum()
+    largest = largest_level(occ[:n, :len(names)])
     candidates = []
     for i in sorted(range(n), key=lambda i: (-scores[i], i)):
         candidates.append(Candidate(
             row=int(points[i]) // size, col=int(points[i]) % size, score=float(scores[i]),
-            family=names[matched[i]] if matched[i] >= 0 else None,
+            probability=float(probability[i]), family=names[largest[i]] if largest[i] < len(names) else None,
             keys=tuple(_key_text(int(keys[i, lv]), d) if keys[i, lv] >= 0 else None for lv, d in enumerate(digits)),
             occurrence=tuple(int(v) for v in occ[i, :len(digits)]), chosen=tuple(int(v) for v in chosen[i, :len(digits)]),
         ))  # fmt: skip

@@ -1,4 +1,4 @@
-"""`gopat suggest`, `gopat evaluate` and `gopat holdout`: move prediction from a release's pattern statistics."""
+"""`gopat suggest`, `evaluate`, `calibrate` and `holdout`: move prediction from a release's pattern statistics."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    """Add the `suggest`, `evaluate` and `holdout` commands."""
+    """Add the `suggest`, `evaluate`, `calibrate` and `holdout` commands."""
     suggest = commands.add_parser("suggest", help="the most likely next moves of a position, from pattern statistics")
     suggest.add_argument("sgf", metavar="FILE.sgf")
     suggest.add_argument("--move", type=int, metavar="N", help="the position after N moves (default: the last)")
     suggest.add_argument("--top", type=int, default=10, metavar="K", help=f"candidates to show (1..{len(LABELS)})")
     suggest.add_argument("--diagrams", action="store_true", help="also print each candidate's matched pattern")
+    suggest.add_argument("--weights", metavar="FILE", help="ranking weights (default: the shipped ones)")
     release_options(suggest)
     suggest.set_defaults(run=run_suggest)
 
@@ -26,9 +27,20 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--games", required=True, metavar="SRC", help="URL, archive, .sgf file or folder of games")
     evaluate.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
     evaluate.add_argument("--release", metavar="VERSION", help="default: the current release")
+    evaluate.add_argument("--weights", metavar="FILE", help="ranking weights (default: the shipped ones)")
     evaluate.add_argument("--json", action="store_true", help="print the result as one JSON object")
     evaluate.add_argument("--no-record", action="store_true", help="do not store the result in the release manifest")
     evaluate.set_defaults(run=run_evaluate)
+
+    calibrate = commands.add_parser("calibrate", help="fit ranking weights on games the release was not built from")
+    calibrate.add_argument("--games", required=True, metavar="SRC", help="URL, archive, .sgf file or folder of games")
+    calibrate.add_argument("--out", required=True, metavar="FILE.json", help="where to write the weights")
+    calibrate.add_argument("--levels", nargs="+", metavar="F", help="candidate families, largest first (default: "
+                           "those of the shipped weights)")
+    calibrate.add_argument("--no-distance", action="store_true", help="patterns alone: no distance to the last moves")
+    calibrate.add_argument("--max-games", type=int, default=250, metavar="N", help="fit on the first N games (default 250)")
+    release_options(calibrate)
+    calibrate.set_defaults(run=run_calibrate)
 
     holdout = commands.add_parser("holdout", help="split an archive by date into train and test archives")
     holdout.add_argument("--source", required=True, metavar="SRC", help="archive, .sgf file or folder")
@@ -37,6 +49,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     holdout.add_argument("--test", required=True, metavar="OUT.tar.gz")
     holdout.add_argument("--test-games", type=int, metavar="N", help="a seeded random sample of N test files")
     holdout.add_argument("--seed", type=int, default=0)
+    holdout.add_argument("--calibration", metavar="OUT.tar.gz", help="also write held-out games not in --test, "
+                         "to fit ranking weights on (`gopat calibrate`)")
+    holdout.add_argument("--calibration-games", type=int, default=250, metavar="N", help="how many (default 250)")
     holdout.set_defaults(run=run_holdout)
 
 
@@ -48,7 +63,8 @@ def run_suggest(args: argparse.Namespace) -> int:
     from transforms.games import game_row
     from transforms.parsing import parse_games
     from transforms.patterns import FAMILIES
-    from transforms.predict import RESPONSE, score_position
+    from transforms.predict import score_position
+    from transforms.ranking import DEFAULT_WEIGHTS, load_weights
     from transforms.render import Mark, board_text, pattern_text, point_name
 
     if not 1 <= args.top <= len(LABELS):
@@ -63,8 +79,8 @@ def run_suggest(args: argparse.Namespace) -> int:
     _, game = game_row(records[0], game_id=args.sgf)
     layout = Layout(Path(args.warehouse))
     version = release_version(layout, args.release)
-    predictor = predictor_for(layout, version)
-    names = predictor.levels.names
+    predictor = predictor_for(layout, version, weights=load_weights(Path(args.weights or DEFAULT_WEIGHTS)))
+    names, response = predictor.levels.names, predictor.levels.response
     position = score_position(predictor, game, moves=len(game.moves) if args.move is None else args.move)
     top = position.candidates[:args.top]
     size = len(position.board)
@@ -74,14 +90,14 @@ def run_suggest(args: argparse.Namespace) -> int:
     last = f", last move {point_name(*position.last, size=size)}" if position.last else ""
     print(f"{args.sgf}: position after {position.moves} moves, {mover} to move{last} (release {version})")
     print(board_text(size, stones, marks=[Mark(c.row, c.col, LABELS[i]) for i, c in enumerate(top)]))
-    print(f"\n{'':2} {'point':5} {'score':>6}  {'pattern':15} {'seen':>9} {'chosen':>8} {'rate':>6}  {RESPONSE} seen/chosen")
+    print(f"\n{'':2} {'point':5} {'prob':>6}  {'pattern':15} {'seen':>9} {'chosen':>8} {'rate':>6}  {response} seen/chosen")
     for label, cand in zip(LABELS, top):
         level = names.index(cand.family) if cand.family else None
         seen, chosen = (cand.occurrence[level], cand.chosen[level]) if level is not None else (0, 0)
         pattern = f"{cand.family} ({len(FAMILIES[cand.family].layout.points)} pts)" if cand.family else "none"
         rate = f"{chosen / seen:.3f}" if seen else "-"
         response = f"{cand.occurrence[-1]}/{cand.chosen[-1]}" if cand.keys[-1] is not None else "-"
-        print(f"{label:2} {point_name(cand.row, cand.col, size=size):5} {cand.score:6.3f}  {pattern:15} {seen:9d} "
+        print(f"{label:2} {point_name(cand.row, cand.col, size=size):5} {cand.probability:6.3f}  {pattern:15} {seen:9d} "
               f"{chosen:8d} {rate:>6}  {response}")
         if args.diagrams and level is not None:
             key = cand.keys[level]
@@ -96,7 +112,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     from flows.evaluate import evaluate_release
 
     record = evaluate_release(games=args.games, warehouse=args.warehouse, release=args.release,
-                              record=not args.no_record)
+                              weights=args.weights, record=not args.no_record)
     result = record["result"]
     if args.json:
         print(json.dumps({**result, "release": record["release"], "seconds": record["seconds"]}, separators=(",", ":")))
@@ -112,6 +128,39 @@ def run_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_calibrate(args: argparse.Namespace) -> int:
+    """Fit ranking weights for a release's levels on held-out games and write them (atomically)."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from flows.evaluate import predictor_for, read_games, release_version
+    from flows.release import Layout
+    from transforms.predict import RESPONSE, fit
+    from transforms.ranking import Weights, group_sizes, load_weights
+
+    if args.max_games < 1:
+        raise ValueError(f"--max-games must be at least 1, got {args.max_games}")
+    names = tuple(args.levels) if args.levels else load_weights().levels
+    blank = Weights(levels=names, response=RESPONSE, distance=not args.no_distance,
+                    vector=np.zeros(sum(group_sizes(len(names)))))
+    layout = Layout(Path(args.warehouse))
+    version = release_version(layout, args.release)
+    predictor = predictor_for(layout, version, weights=blank)
+    games, summary = read_games(args.games, raw_dir=layout.raw)
+    print(f"fitting {len(names)} levels ({' '.join(names)}) on {min(len(games), args.max_games)} of "
+          f"{summary['games']} games of {args.games}, release {version} ...", flush=True)
+    weights = fit(predictor, games[:args.max_games], distance=not args.no_distance)
+    weights = replace(weights, fitted={**weights.fitted, "release": version, "games": summary["sha256"]})
+    out = Path(args.out)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(weights.to_json())
+    os.replace(tmp, out)
+    print(f"{out}: {weights.fitted['positions']} positions, loss {weights.fitted['loss']}, "
+          f"{weights.fitted['iterations']} iterations")
+    return 0
+
+
 def run_holdout(args: argparse.Namespace) -> int:
     """Write the train and test archives of a split by date and print the counts."""
     from flows.evaluate import split_by_year
@@ -120,8 +169,12 @@ def run_holdout(args: argparse.Namespace) -> int:
     if not source.exists():
         raise ValueError(f"{args.source}: no such file or folder")
     counts = split_by_year(source, first_test_year=args.test_from, train=Path(args.train), test=Path(args.test),
-                           test_games=args.test_games, seed=args.seed)
+                           test_games=args.test_games, seed=args.seed,
+                           calibration=Path(args.calibration) if args.calibration else None,
+                           calibration_games=args.calibration_games)
     print(f"train {args.train}: {counts['train']} files dated before {args.test_from} or undated")
     print(f"test {args.test}: {counts['test']} of {counts['test_candidates']} files dated {args.test_from} or later "
           f"(sequences also in train dropped; {counts['skipped']} unreadable files skipped)")
+    if args.calibration:
+        print(f"calibration {args.calibration}: {counts['calibration']} other held-out files")
     return 0

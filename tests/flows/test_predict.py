@@ -16,9 +16,11 @@ from sgfmill import sgf
 from flows.cli import main
 from flows.evaluate import record_evaluation
 from flows.release import Layout, current_version, read_manifest, verify
-from transforms.predict import REQUIRED_FAMILIES
+from transforms.predict import RESPONSE
+from transforms.ranking import DEFAULT_WEIGHTS, load_weights
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
+LEVELS = load_weights().levels  # the candidate families the shipped weights rank with
 
 
 def tiny_members(tiny_archive: Path) -> list[tuple[str, bytes]]:
@@ -59,7 +61,7 @@ def warehouse(prefect_harness: None, split: dict, tmp_path_factory: pytest.TempP
     """A release built from the training games with the families prediction reads."""
     path = tmp_path_factory.mktemp("warehouse")
     code = main(["build", "--source", str(split["train"]), "--warehouse", str(path), "--workers", "2", "--quiet",
-                 "--families", *REQUIRED_FAMILIES])
+                 "--families", *LEVELS, RESPONSE])
     assert code == 0
     return path
 
@@ -83,6 +85,7 @@ def test_evaluate_json_counts_every_position_and_is_recorded_in_the_manifest(war
     entry = after["evaluations"][sha]
     assert {k: v for k, v in entry["result"].items()} == {k: v for k, v in result.items() if k not in ("release", "seconds")}
     assert entry["games"]["games"] == 30 and entry["games"]["source"] == str(split["test"])
+    assert entry["weights"]["sha256"] == hashlib.sha256(DEFAULT_WEIGHTS.read_bytes()).hexdigest()
     assert {k: v for k, v in after.items() if k != "evaluations"} == before
     assert verify(layout, version) == []
     assert not list(layout.releases.glob(".manifest-*"))
@@ -99,7 +102,8 @@ def test_training_games_match_their_largest_pattern_every_time(warehouse, split,
     before = read_manifest(layout, version)
     assert main(["evaluate", "--games", str(folder), "--warehouse", str(warehouse), "--json", "--no-record"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["matched"]["dia21"] == 1.0 and "dia29" not in result["matched"] and result["positions"] > 500
+    assert result["matched"][LEVELS[0]] == 1.0 and set(result["matched"]) == {*LEVELS, "none"}
+    assert result["positions"] > 500
     assert read_manifest(layout, version) == before
 
 
@@ -143,6 +147,24 @@ def test_suggest_marks_the_best_empty_points(warehouse, split, tmp_path, capsys)
     assert scores == sorted(scores, reverse=True)
 
 
+def test_calibrated_weights_are_written_and_used(warehouse, split, tmp_path, capsys):
+    layout = Layout(warehouse)
+    before = read_manifest(layout, current_version(layout))
+    out = tmp_path / "weights.json"
+    args = ["calibrate", "--games", str(split["test"]), "--out", str(out), "--warehouse", str(warehouse)]
+    assert main([*args, "--levels", *LEVELS[1:], "--no-distance", "--max-games", "20"]) == 0
+    weights = load_weights(out)
+    assert weights.levels == LEVELS[1:] and not weights.distance and weights.fitted["positions"] > 1000
+    assert weights.fitted["release"] == current_version(layout) and not list(tmp_path.glob(".*.tmp"))
+    capsys.readouterr()
+    evaluate = ["evaluate", "--games", str(split["test"]), "--warehouse", str(warehouse), "--json", "--no-record"]
+    assert main([*evaluate, "--weights", str(out)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result["matched"]) == {*LEVELS[1:], "none"} and result["top1"] > 0.1
+    assert main([*args, "--max-games", "0"]) == 1 and "--max-games" in capsys.readouterr().err
+    assert read_manifest(layout, current_version(layout)) == before
+
+
 def test_a_release_without_the_prediction_families_is_refused(warehouse, tmp_path, capsys):
     layout = Layout(warehouse)
     version = current_version(layout)
@@ -180,8 +202,10 @@ def test_holdout_splits_by_date_and_drops_repeated_sequences(tiny_archive, tmp_p
     with tarfile.open(train) as tar:
         assert sorted(tar.getnames()) == sorted(name for name, _ in [dated[0], *dated[4:]])
     first = test.read_bytes()
-    assert main([*args, "--test-games", "2", "--seed", "1"]) == 0
-    with tarfile.open(test) as tar:
-        assert len(tar.getnames()) == 2
+    calibration = tmp_path / "calibration.tar.gz"
+    assert main([*args, "--test-games", "2", "--seed", "1", "--calibration", str(calibration)]) == 0
+    with tarfile.open(test) as tar, tarfile.open(calibration) as other:
+        assert len(tar.getnames()) == 2 and len(other.getnames()) == 1  # the third late game, not the repeat
+        assert sorted(tar.getnames() + other.getnames()) == [f"late/{i}.sgf" for i in range(3)]
     assert main(args) == 0 and test.read_bytes() == first  # byte for byte reproducible
     assert "3 of 4 files dated 2030 or later" in capsys.readouterr().out

@@ -1,7 +1,8 @@
-"""Move prediction against a slow reference: legal points, canonical keys, scores and ranks, position by position."""
+"""Move prediction against a slow reference: legal points, canonical keys, features, scores and ranks, position by position."""
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
 import numpy as np
@@ -14,17 +15,8 @@ from tests.transforms.test_board import RulesOracle
 from tests.transforms.test_patterns import GRIDCULAR, chain, d12_keys, digits_key
 from tests.transforms.test_patterns import real_games  # noqa: F401 - the shared module fixture
 from transforms.patterns import FAMILIES, GameMoves, extract_patterns
-from transforms.predict import (
-    LEVELS,
-    PHASES,
-    RESPONSE,
-    TOP_K,
-    Rule,
-    evaluate,
-    levels,
-    load_predictor,
-    score_position,
-)
+from transforms.predict import LEVELS, PHASES, RESPONSE, TOP_K, evaluate, levels, load_predictor, score_position
+from transforms.ranking import COUNT_BINS, DISTANCE_BINS, GROUPS, RATE_BINS, Weights, group_sizes, load_weights
 from transforms.stats import key_strings
 from transforms.symmetry import Group, parse_key
 
@@ -33,7 +25,9 @@ B, W = 1, 2
 LEVEL_CELLS = {"dia29": GRIDCULAR[6], "dia21": GRIDCULAR[5], "lib13": GRIDCULAR[4], "lib9": GRIDCULAR[3],
                "lib5": GRIDCULAR[2]}
 WITH_LIBERTIES = {"lib13", "lib9", "lib5"}
-RULE = Rule()
+# Random weights over all five levels: every group and bin moves the score, so any index slip shows.
+WEIGHTS = Weights(levels=LEVELS, response=RESPONSE, distance=True,
+                  vector=np.random.default_rng(7).normal(size=sum(group_sizes(len(LEVELS)))))
 
 
 @cache
@@ -82,7 +76,7 @@ def reference_positions(game: GameMoves) -> list[dict]:
     oracle = RulesOracle(game.board_size)
     for colour, r, c in game.setup:
         oracle.cells[r][c] = int(colour)
-    size, last, positions = game.board_size, None, []
+    size, last, before, positions = game.board_size, None, None, []
     for t, (colour, row, col) in enumerate(tuple(int(v) for v in move) for move in game.moves):
         if row >= 0:
             grid = oracle.cells
@@ -106,9 +100,10 @@ def reference_positions(game: GameMoves) -> list[dict]:
             if last is not None and 2 <= last[0] <= size - 3 and 2 <= last[1] <= size - 3:
                 response = d12_keys(Grid(grid), colour, last)
             keys[RESPONSE] = [response.get(p) for p in points]
-            positions.append({"move": t + 1, "colour": colour, "played": (row, col), "points": points, "keys": keys})
+            positions.append({"move": t + 1, "colour": colour, "played": (row, col), "points": points, "keys": keys,
+                              "last": last, "before": before})
         assert oracle.play(colour, row, col) is None
-        last = None if row < 0 else (row, col)
+        last, before = None if row < 0 else (row, col), last
     return positions
 
 
@@ -121,26 +116,45 @@ def canonical_keys(positions: list[dict]) -> None:
             pos["keys"][name] = [None if k is None else next(canonical) for k in pos["keys"][name]]
 
 
-def reference_scores(pos: dict, counts: dict, rule: Rule) -> list[tuple[float, str | None]]:
-    """The rule written out: from the smallest level up, a level seen at least k times replaces the score
-    by (chosen + m * score) / (occurrence + m); then d12 lifts it to its own shrunk rate if higher."""
+def reference_scores(pos: dict, counts: dict, weights: Weights) -> list[tuple[float, str | None]]:
+    """The ranking model written out: per point, the weights of its largest level seen and the level
+    below (rate and count bins), of its response pattern and of its distances to the last two moves."""
+
+    def bins(occurrence: int, chosen: int) -> int:
+        rate = (chosen + 0.5) / (occurrence + 1)
+        return min(int(math.floor(-2 * math.log2(rate))), RATE_BINS - 1) * COUNT_BINS + min(
+            int(math.floor(math.log2(max(occurrence, 1)))), COUNT_BINS - 1)
+
+    def distance(point: tuple[int, int], move: tuple[int, int] | None) -> int:
+        if move is None:
+            return 0
+        dr, dc = abs(point[0] - move[0]), abs(point[1] - move[1])
+        return min(dr + dc + max(dr, dc), DISTANCE_BINS - 1)
+
+    n = len(weights.levels)
+    block = RATE_BINS * COUNT_BINS
+    start = dict(zip(GROUPS, np.cumsum((0, *group_sizes(n)[:-1])).tolist(), strict=True))
     scores = []
-    for i in range(len(pos["points"])):
-        score, family = rule.base, None
-        for name in reversed(LEVELS):
-            occurrence, chosen = counts.get((name, pos["keys"][name][i]), (0, 0))
-            if occurrence >= rule.min_occurrence:
-                score, family = (chosen + rule.shrink * score) / (occurrence + rule.shrink), name
-        occurrence, chosen = counts.get((RESPONSE, pos["keys"][RESPONSE][i]), (0, 0))
-        if pos["keys"][RESPONSE][i] is not None and occurrence >= rule.response_min:
-            score = max(score, (chosen + rule.response_shrink * score) / (occurrence + rule.response_shrink))
-        scores.append((score, family))
+    for i, point in enumerate(pos["points"]):
+        seen = [counts.get((name, pos["keys"][name][i]), (0, 0)) for name in weights.levels]
+        levels_seen = [lv for lv, (occurrence, _) in enumerate(seen) if occurrence >= 1]
+        largest = levels_seen[0] if levels_seen else None
+        cells = []
+        for level in (largest, None if largest is None or largest + 1 == n else largest + 1):
+            cells.append(n * block if level is None else level * block + bins(*seen[level]))
+        response = counts.get((RESPONSE, pos["keys"][RESPONSE][i]), (0, 0))
+        cells.append(bins(*response) if pos["keys"][RESPONSE][i] is not None and response[0] >= 1 else block)
+        cells += [distance(point, pos["last"]), distance(point, pos["before"])]
+        score = 0.0
+        for group, cell in zip(GROUPS, cells, strict=True):
+            score = score + weights.vector[start[group] + cell]
+        scores.append((float(score), None if largest is None else weights.levels[largest]))
     return scores
 
 
 def counts_of(stats: pl.DataFrame) -> dict:
-    """(family, canonical key) -> (occurrence, chosen) of the patterns chosen at least once."""
-    return {(f, parse_key(k)): (o, c) for f, k, o, c in stats.filter(pl.col("chosen") >= 1).iter_rows()}
+    """(family, canonical key) -> (occurrence, chosen) of every pattern."""
+    return {(f, parse_key(k)): (o, c) for f, k, o, c in stats.iter_rows()}
 
 
 def game(size: int, setup: list, moves: list) -> GameMoves:
@@ -158,7 +172,7 @@ def ascii_setup(text: str) -> tuple[int, list]:
 
 def check_positions(games: list[GameMoves], training: list[GameMoves]) -> None:
     stats = stats_frame(training)
-    predictor = load_predictor(stats)
+    predictor = load_predictor(stats, weights=WEIGHTS)
     counts = counts_of(stats)
     hits = np.zeros((len(PHASES), len(TOP_K)), dtype=np.int64)
     positions = np.zeros(len(PHASES), dtype=np.int64)
@@ -170,12 +184,12 @@ def check_positions(games: list[GameMoves], training: list[GameMoves]) -> None:
             assert got.colour == pos["colour"]
             by_point = {(c.row, c.col): c for c in got.candidates}
             assert sorted(by_point) == pos["points"]
-            scores = reference_scores(pos, counts, RULE)
+            scores = reference_scores(pos, counts, WEIGHTS)
             for i, point in enumerate(pos["points"]):
                 cand = by_point[point]
                 want = [pos["keys"][name][i] for name in [*LEVELS, RESPONSE]]
                 assert [None if k is None else parse_key(k) for k in cand.keys] == want
-                assert cand.score == pytest.approx(scores[i][0], rel=1e-12) and cand.family == scores[i][1]
+                assert cand.score == scores[i][0] and cand.family == scores[i][1]
                 assert (cand.occurrence[-1], cand.chosen[-1]) == counts.get((RESPONSE, want[-1]), (0, 0))
             order = sorted(range(len(scores)), key=lambda i: (-scores[i][0], i))
             assert [(c.row, c.col) for c in got.candidates] == [pos["points"][i] for i in order]
@@ -233,7 +247,7 @@ def test_keys_scores_and_ranks_match_the_reference_on_real_games(real_games):
 
 def test_a_game_in_its_own_statistics_matches_its_largest_pattern_every_time(real_games):
     games = [g for g, _, _ in real_games]
-    result = evaluate(load_predictor(stats_frame(games[:6])), games[:6])
+    result = evaluate(load_predictor(stats_frame(games[:6]), weights=WEIGHTS), games[:6])
     assert result["matched"][LEVELS[0]] == 1.0 and result["matched"]["none"] == 0.0
     assert result["positions"] == sum(int((g.moves[:, 1] >= 0).sum()) for g in games[:6])
     numbers = np.concatenate([np.flatnonzero(g.moves[:, 1] >= 0) + 1 for g in games[:6]])  # board moves' numbers
@@ -245,6 +259,15 @@ def test_a_game_in_its_own_statistics_matches_its_largest_pattern_every_time(rea
 
 # ---------------------------------------------------------------------------------------------
 # Hand-checked positions.
+
+
+def rate_weights(names: tuple[str, ...]) -> Weights:
+    """Weights that rank by the largest level's chosen rate alone (rate bin 0 best), below any seen pattern: none."""
+    vector = np.zeros(sum(group_sizes(len(names))))
+    rate_bin = np.repeat(np.arange(RATE_BINS), COUNT_BINS)
+    vector[:len(names) * RATE_BINS * COUNT_BINS] = -np.tile(rate_bin, len(names))
+    vector[len(names) * RATE_BINS * COUNT_BINS] = -RATE_BINS
+    return Weights(levels=names, response=RESPONSE, distance=False, vector=vector)
 
 
 CAPTURE = """
@@ -264,13 +287,16 @@ def test_a_capture_learned_from_statistics_ranks_first_with_its_counts():
     key = group16("lib5").canonical(raw)
     stats = pl.DataFrame({"family": ["lib5", "sq3"], "key": [key_strings(np.array([key]), 11)[0], "1000000000"],
                           "occurrence": [10, 50], "chosen": [9, 50]})
-    position = score_position(load_predictor(stats), game(size, setup, []), moves=0)
+    weights = rate_weights(("lib5",))
+    position = score_position(load_predictor(stats, weights=weights), game(size, setup, []), moves=0)
     best = position.candidates[0]
     assert (best.row, best.col) == (0, 2) and position.colour == B
     assert best.family == "lib5" and (best.occurrence[-2], best.chosen[-2]) == (10, 9)
-    assert best.score == pytest.approx((9 + 30 * 0.004) / (10 + 30))
-    # every other point kept the base score, in row-major order, and the sq3 row was ignored
-    assert all(c.score == pytest.approx(0.004) and c.family is None for c in position.candidates[1:])
+    assert sum(c.probability for c in position.candidates) == pytest.approx(1.0)
+    # every other point has the same features (nothing seen, no last move), so one score, in row-major order;
+    # the sq3 row was ignored
+    assert len({c.score for c in position.candidates[1:]}) == 1 and all(c.family is None for c in position.candidates[1:])
+    assert best.probability > position.candidates[1].probability
     rest = [(c.row, c.col) for c in position.candidates[1:]]
     assert rest == sorted(rest) and len(rest) == 25 - 4 - 1
 
@@ -316,16 +342,29 @@ def test_colour_to_move_and_move_bounds():
             score_position(predictor, played, moves=bad)
 
 
-def test_levels_and_rule_reject_bad_input():
+def test_levels_and_weights_reject_bad_input(tmp_path):
     with pytest.raises(ValueError):
         levels(["blk4"])
     with pytest.raises(ValueError):
         levels(["dia29", "dia29"])
     with pytest.raises(ValueError):
         levels(["lib5"], response="sq3")
-    for bad in ({"min_occurrence": 0}, {"shrink": 0}, {"base": 1.0}):
-        with pytest.raises(ValueError):
-            Rule(**bad)
+    with pytest.raises(ValueError, match="do not fit"):
+        Weights(levels=("lib5",), response=RESPONSE, distance=True, vector=WEIGHTS.vector)
+    (tmp_path / "w.json").write_text('{"levels": ["lib5"]}')
+    with pytest.raises(ValueError, match="not a weights file"):
+        load_weights(tmp_path / "w.json")
     empty = load_predictor(pl.DataFrame(schema={"family": pl.String, "key": pl.String,
                                                 "occurrence": pl.Int64, "chosen": pl.Int64}))
     assert evaluate(empty, [])["positions"] == 0
+
+
+def test_statistics_load_in_batches_as_in_one_frame(real_games):
+    stats = stats_frame([g for g, _, _ in real_games][:3])
+    whole = load_predictor(stats, weights=WEIGHTS)
+    parts = load_predictor((stats.slice(i, 500) for i in range(0, len(stats), 500)), weights=WEIGHTS, rows=len(stats))
+    assert np.array_equal(whole.table, parts.table) and whole.n_patterns == parts.n_patterns == len(stats)
+    with pytest.raises(ValueError, match="announced"):
+        load_predictor(iter([stats]), weights=WEIGHTS, rows=len(stats) - 1)
+    with pytest.raises(ValueError, match="number of rows"):
+        load_predictor(iter([stats]), weights=WEIGHTS)

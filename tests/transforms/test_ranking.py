@@ -1,0 +1,76 @@
+"""The ranking model: feature bins written out by hand, ranks with ties, a fit that recovers known weights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from transforms.ranking import GROUPS, Weights, feature_index, fit_weights, group_sizes, load_weights, ranks
+
+BLOCK = 20 * 12  # rate bins x count bins of one level
+
+
+def test_feature_index_bins_by_hand():
+    # two levels then the response pattern; columns: largest, below, response, last move, move before
+    occurrence = np.array([[10, 40, 0], [0, 0, 1], [0, 1, 0], [10**7, 10**7, 0]])
+    chosen = np.array([[9, 9, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]])
+    index = feature_index(occurrence, chosen, np.array([3, 0, 2, 40]), np.array([25, 0, 19, 4]))
+    assert index.tolist() == [
+        # rate 9.5/11: bin 0, 10 seen: bin 3 | rate 9.5/41: bin 4, 40 seen: bin 5 | no response | distances
+        [0 * 12 + 3, BLOCK + 4 * 12 + 5, BLOCK, 3, 19],
+        # nothing seen: the "none" cell of both level groups; response 1.5/2: bin 0, once: bin 0
+        [2 * BLOCK, 2 * BLOCK, 0, 0, 0],
+        # only the smaller level seen (0.5/2: bin 4, once: bin 0); nothing below it
+        [BLOCK + 4 * 12, 2 * BLOCK, BLOCK, 2, 19],
+        # seen ten million times, never chosen: both bins capped
+        [19 * 12 + 11, BLOCK + 19 * 12 + 11, BLOCK, 19, 4],
+    ]
+
+
+def test_ranks_break_ties_by_candidate_order():
+    scores = np.array([1.0, 3.0, 3.0, 0.0, 5.0, 5.0, 2.0])
+    counts = np.array([4, 3])
+    assert ranks(scores, counts, np.array([2, 1])).tolist() == [2, 2]
+    assert ranks(scores, counts, np.array([1, 0])).tolist() == [1, 1]
+    assert ranks(scores, counts, np.array([3, 2])).tolist() == [4, 3]
+
+
+def test_fit_recovers_the_weights_that_generated_the_moves():
+    rng = np.random.default_rng(3)
+    sizes = group_sizes(1)
+    offsets = np.cumsum((0, *sizes[:-1]))
+    used = {g: rng.choice(n, size=6, replace=False) for g, n in zip(GROUPS, sizes, strict=True)}
+    truth = np.zeros(sum(sizes))
+    for g, cells in used.items():
+        truth[offsets[GROUPS.index(g)] + cells] = rng.normal(scale=0.7, size=len(cells))
+    counts = np.full(20000, 12)
+    index = np.stack([rng.choice(used[g], size=counts.sum()) for g in GROUPS], axis=1)
+    scores = truth[index + offsets].sum(axis=1).reshape(len(counts), -1)
+    p = np.exp(scores - scores.max(axis=1, keepdims=True))
+    played = np.array([rng.choice(12, p=row / row.sum()) for row in p])
+    fitted = fit_weights(index, counts, played, levels=("lib5",), response="d12", l2=1e-7)
+    for g, cells in used.items():  # a softmax fixes each group's weights up to a constant
+        at = offsets[GROUPS.index(g)] + cells
+        assert fitted.vector[at] - fitted.vector[at].mean() == pytest.approx(truth[at] - truth[at].mean(), abs=0.15)
+    plain = fit_weights(index, counts, played, levels=("lib5",), response="d12", distance=False)
+    assert not plain.distance and not plain.vector[offsets[3]:].any() and plain.vector[:offsets[3]].any()
+    assert plain.fitted["positions"] == 20000 and fitted.fitted["loss"] < plain.fitted["loss"]
+
+
+def test_weights_round_trip_through_json(tmp_path):
+    weights = Weights(levels=("dia21", "lib5"), response="d12", distance=True,
+                      vector=np.random.default_rng(1).normal(size=sum(group_sizes(2))), fitted={"positions": 9})
+    path = tmp_path / "w.json"
+    path.write_text(weights.to_json())
+    again = load_weights(path)
+    assert (again.levels, again.response, again.distance, again.fitted) == (("dia21", "lib5"), "d12", True, {"positions": 9})
+    assert np.allclose(again.vector, weights.vector, atol=1e-6)
+    assert len(path.read_text().splitlines()) == 2 + len(GROUPS) + 1  # model, "weights": {, one line per group, }}
+
+
+def test_the_shipped_weights_load():
+    weights = load_weights()
+    assert weights.levels and weights.fitted["positions"] > 10_000
+    with pytest.raises(ValueError, match="no positions"):
+        fit_weights(np.zeros((0, 5), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                    levels=("lib5",), response="d12")

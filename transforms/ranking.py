@@ -1,0 +1,166 @@
+"""Move ranking model: candidate features from pattern counts and distances, softmax weights and their fit."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize
+
+# Feature bins. A count pair (occurrence o, chosen c) falls in rate bin floor(-2 log2((c + 0.5) / (o + 1)))
+# (half-octaves of the smoothed chosen rate) and count bin floor(log2 o) (how much evidence), both capped.
+# Distances follow Coulom (2007): d = |dr| + |dc| + max(|dr|, |dc|), capped; bin 0 means no such move.
+RATE_BINS, COUNT_BINS, DISTANCE_BINS = 20, 12, 20
+GROUPS = ("largest", "below", "response", "last_move", "move_before")
+DEFAULT_WEIGHTS = Path(__file__).with_name("prediction_weights.json")
+
+
+def group_sizes(n_levels: int) -> tuple[int, ...]:
+    """Weights per group (GROUPS order) for ``n_levels`` candidate levels; each group's last weight is "none"."""
+    cells = n_levels * RATE_BINS * COUNT_BINS + 1
+    return cells, cells, RATE_BINS * COUNT_BINS + 1, DISTANCE_BINS, DISTANCE_BINS
+
+
+def _count_cell(occurrence: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    rate = (chosen + 0.5) / (occurrence + 1.0)
+    rate_bin = np.clip(np.floor(-2 * np.log2(rate)), 0, RATE_BINS - 1).astype(np.int64)
+    count_bin = np.clip(np.floor(np.log2(np.maximum(occurrence, 1))), 0, COUNT_BINS - 1).astype(np.int64)
+    return rate_bin * COUNT_BINS + count_bin
+
+
+def largest_level(occurrence: np.ndarray) -> np.ndarray:
+    """Per candidate, the largest level (column of ``occurrence``, largest first) seen at least once; n: none."""
+    seen = np.asarray(occurrence) >= 1
+    return np.where(seen.any(axis=1), seen.argmax(axis=1), seen.shape[1])
+
+
+def feature_index(occurrence: np.ndarray, chosen: np.ndarray, d_last: np.ndarray, d_before: np.ndarray) -> np.ndarray:
+    """Per candidate, the index of its weight in each group (columns in GROUPS order; offsets not added).
+
+    ``occurrence`` and ``chosen`` have one column per level, largest first, then the response
+    pattern's. largest: the largest level seen at least once, its rate and count bins; below: the
+    same for the level under it; response: the response pattern's bins; last_move, move_before:
+    the distance bins to the last two moves.
+    """
+    occurrence = np.asarray(occurrence, dtype=np.float64)
+    chosen = np.asarray(chosen, dtype=np.float64)
+    n, n_levels = occurrence.shape[0], occurrence.shape[1] - 1
+    largest = largest_level(occurrence[:, :n_levels])
+    rows, block = np.arange(n), RATE_BINS * COUNT_BINS
+    index = np.empty((n, len(GROUPS)), dtype=np.int64)
+    for column, level in ((0, largest), (1, largest + 1)):
+        at = np.minimum(level, n_levels - 1)
+        cell = level * block + _count_cell(occurrence[rows, at], chosen[rows, at])
+        index[:, column] = np.where(level < n_levels, cell, n_levels * block)
+    response = occurrence[:, n_levels] >= 1
+    index[:, 2] = np.where(response, _count_cell(occurrence[:, n_levels], chosen[:, n_levels]), block)
+    index[:, 3] = np.minimum(d_last, DISTANCE_BINS - 1)
+    index[:, 4] = np.minimum(d_before, DISTANCE_BINS - 1)
+    return index
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A softmax (conditional logit) model: a point's score is the sum of one weight per group.
+
+    ``levels`` are the candidate pattern families (largest first) the weights were fitted for,
+    ``response`` the response family; ``distance`` False means the distance weights are zero
+    (patterns alone). ``vector`` holds the groups one after another (see :func:`group_sizes`).
+    """
+
+    levels: tuple[str, ...]
+    response: str
+    distance: bool
+    vector: np.ndarray
+    fitted: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.vector) != sum(group_sizes(len(self.levels))):
+            raise ValueError(f"{len(self.vector)} weights do not fit levels {list(self.levels)}")
+
+    def score(self, index: np.ndarray) -> np.ndarray:
+        """Scores of candidates from :func:`feature_index` rows (groups added left to right)."""
+        offsets = np.cumsum((0, *group_sizes(len(self.levels))[:-1]))
+        score = self.vector[index[:, 0] + offsets[0]]
+        for g in range(1, len(GROUPS)):
+            score = score + self.vector[index[:, g] + offsets[g]]
+        return score
+
+    def to_json(self) -> str:
+        """The weights as JSON: the model on the first line, then one line per group."""
+        sizes = group_sizes(len(self.levels))
+        groups = zip(GROUPS, np.split(np.round(self.vector, 6), np.cumsum(sizes)[:-1]), strict=True)
+        model = json.dumps({"levels": list(self.levels), "response": self.response, "distance": self.distance,
+                            "fitted": self.fitted})
+        lines = ",\n".join(f"  {json.dumps(g)}: {json.dumps(v.tolist())}" for g, v in groups)
+        return f'{model[:-1]},\n "weights": {{\n{lines}\n}}}}\n'
+
+
+def load_weights(path: Path = DEFAULT_WEIGHTS) -> Weights:
+    """Weights from a JSON file written by :meth:`Weights.to_json`; ValueError if it is not one."""
+    try:
+        data = json.loads(Path(path).read_text())
+        vector = np.concatenate([np.asarray(data["weights"][g], dtype=np.float64) for g in GROUPS])
+        return Weights(levels=tuple(data["levels"]), response=data["response"], distance=bool(data["distance"]),
+                       vector=vector, fitted=data.get("fitted", {}))
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as error:
+        raise ValueError(f"{path}: not a weights file ({error})") from None
+
+
+def segments(counts: np.ndarray) -> np.ndarray:
+    """The position of every candidate row, from the number of candidates of each position."""
+    return np.repeat(np.arange(len(counts)), counts)
+
+
+def ranks(scores: np.ndarray, counts: np.ndarray, played: np.ndarray) -> np.ndarray:
+    """Rank of each position's played candidate (index ``played`` within it): higher scores first, then lower index."""
+    starts = np.cumsum(counts) - counts
+    position = segments(counts)
+    local = np.arange(len(scores)) - starts[position]
+    target = scores[starts + played][position]
+    ahead = (scores > target) | ((scores == target) & (local < played[position]))
+    return 1 + np.bincount(position, ahead, minlength=len(counts))
+
+
+def _loss(vector: np.ndarray, index: np.ndarray, counts: np.ndarray, chosen: np.ndarray, l2: float):
+    """Mean negative log-likelihood of the played moves (softmax over each position) and its gradient."""
+    starts = np.cumsum(counts) - counts
+    z = vector[index].sum(axis=1)
+    peak = np.maximum.reduceat(z, starts)
+    position = segments(counts)
+    e = np.exp(z - peak[position])
+    total = np.add.reduceat(e, starts)
+    loss = (np.log(total) + peak).sum() - z @ chosen
+    residual = e / total[position] - chosen
+    gradient = np.zeros_like(vector)
+    for g in range(index.shape[1]):
+        gradient += np.bincount(index[:, g], residual, minlength=len(vector))
+    n = len(counts)
+    return loss / n + l2 * vector @ vector, gradient / n + 2 * l2 * vector
+
+
+def fit_weights(index: np.ndarray, counts: np.ndarray, played: np.ndarray, *, levels: tuple[str, ...],
+                response: str, distance: bool = True, l2: float = 1e-5, max_iterations: int = 300) -> Weights:
+    """Maximum-likelihood weights (L2-regularised, L-BFGS) for positions whose played candidates are known.
+
+    ``index`` are :func:`feature_index` rows of every candidate, position after position;
+    ``counts`` the candidates per position; ``played`` the played candidate's index within each.
+    Without ``distance`` the distance groups stay zero.
+    """
+    if len(counts) == 0:
+        raise ValueError("no positions to fit")
+    sizes = group_sizes(len(levels))
+    offsets = np.cumsum((0, *sizes[:-1]))
+    columns = GROUPS if distance else GROUPS[:3]
+    flat = index[:, :len(columns)] + offsets[:len(columns)]
+    n_weights = int(offsets[len(columns) - 1] + sizes[len(columns) - 1])
+    chosen = np.zeros(len(index), dtype=np.float64)
+    chosen[np.cumsum(counts) - counts + played] = 1.0
+    result = minimize(_loss, np.zeros(n_weights), args=(flat, counts, chosen, l2), jac=True, method="L-BFGS-B",
+                      options={"maxiter": max_iterations})
+    vector = np.zeros(sum(sizes))
+    vector[:n_weights] = result.x
+    return Weights(levels=tuple(levels), response=response, distance=distance, vector=vector,
+                   fitted={"positions": len(counts), "loss": round(float(result.fun), 6), "iterations": int(result.nit)})
