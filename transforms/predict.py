@@ -521,7 +521,7 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
         for k, top in enumerate(TOP_K):
             np.add.at(hits[:, k], phase, rank <= top)
         played = np.cumsum(rows.counts) - rows.counts + rows.played
-        matched += np.bincount(largest_level(rows.occurrence[played, :len(names)]), minlength=len(names) + 1)
+        matched += np.bincount(largest_level(index[played]), minlength=len(names) + 1)
         response += int((rows.occurrence[played, len(names)] >= 1).sum())
     total = int(positions.sum())
 
@@ -606,10 +606,11 @@ def score_position(predictor: Predictor, game: GameMoves, *, moves: int) -> Posi
         raise ValueError(f"move {-n} is illegal")
     names = predictor.levels.names
     digits = [FAMILIES[name].layout.n_digits for name in (*names, predictor.levels.response)]
-    scores = predictor.weights.score(feature_index(occ[:n], chosen[:n], dist[:n, 0], dist[:n, 1]))
+    index = feature_index(occ[:n], chosen[:n], dist[:n, 0], dist[:n, 1])
+    scores = predictor.weights.score(index)
     probability = np.exp(scores - scores.max(initial=-np.inf))
     probability /= probability.sum()
-    largest = largest_level(occ[:n, :len(names)])
+    largest = largest_level(index)
     candidates = []
     for i in sorted(range(n), key=lambda i: (-scores[i], i)):
         candidates.append(Candidate(

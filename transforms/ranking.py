@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 from scipy.optimize import minimize
 
 # Feature bins. A count pair (occurrence o, chosen c) falls in rate bin floor(-2 log2((c + 0.5) / (o + 1)))
@@ -23,17 +25,35 @@ def group_sizes(n_levels: int) -> tuple[int, ...]:
     return cells, cells, RATE_BINS * COUNT_BINS + 1, DISTANCE_BINS, DISTANCE_BINS
 
 
-def _count_cell(occurrence: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-    rate = (chosen + 0.5) / (occurrence + 1.0)
-    rate_bin = np.clip(np.floor(-2 * np.log2(rate)), 0, RATE_BINS - 1).astype(np.int64)
-    count_bin = np.clip(np.floor(np.log2(np.maximum(occurrence, 1))), 0, COUNT_BINS - 1).astype(np.int64)
-    return rate_bin * COUNT_BINS + count_bin
+@njit(cache=True)
+def _count_cell(occurrence, chosen):
+    """Rate bin x COUNT_BINS + count bin of one count pair."""
+    rate_bin = math.floor(-2.0 * math.log2((chosen + 0.5) / (occurrence + 1.0)))
+    count_bin = math.floor(math.log2(max(occurrence, 1.0)))
+    return min(max(rate_bin, 0), RATE_BINS - 1) * COUNT_BINS + min(count_bin, COUNT_BINS - 1)
 
 
-def largest_level(occurrence: np.ndarray) -> np.ndarray:
-    """Per candidate, the largest level (column of ``occurrence``, largest first) seen at least once; n: none."""
-    seen = np.asarray(occurrence) >= 1
-    return np.where(seen.any(axis=1), seen.argmax(axis=1), seen.shape[1])
+@njit(cache=True)
+def _feature_index(occurrence, chosen, d_last, d_before, index):
+    n_levels = occurrence.shape[1] - 1
+    block = RATE_BINS * COUNT_BINS
+    for i in range(occurrence.shape[0]):
+        largest = n_levels
+        for level in range(n_levels - 1, -1, -1):
+            if occurrence[i, level] >= 1:
+                largest = level
+        for column in range(2):
+            level = largest + column
+            if level < n_levels:
+                index[i, column] = level * block + _count_cell(occurrence[i, level], chosen[i, level])
+            else:
+                index[i, column] = n_levels * block
+        if occurrence[i, n_levels] >= 1:
+            index[i, 2] = _count_cell(occurrence[i, n_levels], chosen[i, n_levels])
+        else:
+            index[i, 2] = block
+        index[i, 3] = min(d_last[i], DISTANCE_BINS - 1)
+        index[i, 4] = min(d_before[i], DISTANCE_BINS - 1)
 
 
 def feature_index(occurrence: np.ndarray, chosen: np.ndarray, d_last: np.ndarray, d_before: np.ndarray) -> np.ndarray:
@@ -44,21 +64,15 @@ def feature_index(occurrence: np.ndarray, chosen: np.ndarray, d_last: np.ndarray
     same for the level under it; response: the response pattern's bins; last_move, move_before:
     the distance bins to the last two moves.
     """
-    occurrence = np.asarray(occurrence, dtype=np.float64)
-    chosen = np.asarray(chosen, dtype=np.float64)
-    n, n_levels = occurrence.shape[0], occurrence.shape[1] - 1
-    largest = largest_level(occurrence[:, :n_levels])
-    rows, block = np.arange(n), RATE_BINS * COUNT_BINS
-    index = np.empty((n, len(GROUPS)), dtype=np.int64)
-    for column, level in ((0, largest), (1, largest + 1)):
-        at = np.minimum(level, n_levels - 1)
-        cell = level * block + _count_cell(occurrence[rows, at], chosen[rows, at])
-        index[:, column] = np.where(level < n_levels, cell, n_levels * block)
-    response = occurrence[:, n_levels] >= 1
-    index[:, 2] = np.where(response, _count_cell(occurrence[:, n_levels], chosen[:, n_levels]), block)
-    index[:, 3] = np.minimum(d_last, DISTANCE_BINS - 1)
-    index[:, 4] = np.minimum(d_before, DISTANCE_BINS - 1)
+    index = np.empty((len(occurrence), len(GROUPS)), dtype=np.int64)
+    _feature_index(np.asarray(occurrence, dtype=np.float64), np.asarray(chosen, dtype=np.float64),
+                   np.asarray(d_last, dtype=np.int64), np.asarray(d_before, dtype=np.int64), index)
     return index
+
+
+def largest_level(index: np.ndarray) -> np.ndarray:
+    """The largest level seen (0: the largest level; the number of levels: none) of :func:`feature_index` rows."""
+    return index[:, 0] // (RATE_BINS * COUNT_BINS)
 
 
 @dataclass(frozen=True)
@@ -79,6 +93,12 @@ class Weights:
     def __post_init__(self) -> None:
         if len(self.vector) != sum(group_sizes(len(self.levels))):
             raise ValueError(f"{len(self.vector)} weights do not fit levels {list(self.levels)}")
+
+    @classmethod
+    def zeros(cls, levels: tuple[str, ...], *, response: str, distance: bool = True) -> Weights:
+        """All-zero weights (every point ties): what a fit starts from and what names its levels."""
+        return cls(levels=tuple(levels), response=response, distance=distance,
+                   vector=np.zeros(sum(group_sizes(len(levels)))))
 
     def score(self, index: np.ndarray) -> np.ndarray:
         """Scores of candidates from :func:`feature_index` rows (groups added left to right)."""

@@ -80,7 +80,7 @@ def run_suggest(args: argparse.Namespace) -> int:
     layout = Layout(Path(args.warehouse))
     version = release_version(layout, args.release)
     predictor = predictor_for(layout, version, weights=load_weights(Path(args.weights or DEFAULT_WEIGHTS)))
-    names, response = predictor.levels.names, predictor.levels.response
+    names, response_family = predictor.levels.names, predictor.levels.response
     position = score_position(predictor, game, moves=len(game.moves) if args.move is None else args.move)
     top = position.candidates[:args.top]
     size = len(position.board)
@@ -90,7 +90,7 @@ def run_suggest(args: argparse.Namespace) -> int:
     last = f", last move {point_name(*position.last, size=size)}" if position.last else ""
     print(f"{args.sgf}: position after {position.moves} moves, {mover} to move{last} (release {version})")
     print(board_text(size, stones, marks=[Mark(c.row, c.col, LABELS[i]) for i, c in enumerate(top)]))
-    print(f"\n{'':2} {'point':5} {'prob':>6}  {'pattern':15} {'seen':>9} {'chosen':>8} {'rate':>6}  {response} seen/chosen")
+    print(f"\n{'':2} {'point':5} {'prob':>6}  {'pattern':15} {'seen':>9} {'chosen':>8} {'rate':>6}  {response_family} seen/chosen")
     for label, cand in zip(LABELS, top):
         level = names.index(cand.family) if cand.family else None
         seen, chosen = (cand.occurrence[level], cand.chosen[level]) if level is not None else (0, 0)
@@ -132,18 +132,15 @@ def run_calibrate(args: argparse.Namespace) -> int:
     """Fit ranking weights for a release's levels on held-out games and write them (atomically)."""
     from dataclasses import replace
 
-    import numpy as np
-
     from flows.evaluate import predictor_for, read_games, release_version
     from flows.release import Layout
     from transforms.predict import RESPONSE, fit
-    from transforms.ranking import Weights, group_sizes, load_weights
+    from transforms.ranking import Weights, load_weights
 
     if args.max_games < 1:
         raise ValueError(f"--max-games must be at least 1, got {args.max_games}")
     names = tuple(args.levels) if args.levels else load_weights().levels
-    blank = Weights(levels=names, response=RESPONSE, distance=not args.no_distance,
-                    vector=np.zeros(sum(group_sizes(len(names)))))
+    blank = Weights.zeros(names, response=RESPONSE, distance=not args.no_distance)
     layout = Layout(Path(args.warehouse))
     version = release_version(layout, args.release)
     predictor = predictor_for(layout, version, weights=blank)

@@ -263,7 +263,7 @@ def test_a_game_in_its_own_statistics_matches_its_largest_pattern_every_time(rea
 
 def rate_weights(names: tuple[str, ...]) -> Weights:
     """Weights that rank by the largest level's chosen rate alone (rate bin 0 best), below any seen pattern: none."""
-    vector = np.zeros(sum(group_sizes(len(names))))
+    vector = Weights.zeros(names, response=RESPONSE, distance=False).vector
     rate_bin = np.repeat(np.arange(RATE_BINS), COUNT_BINS)
     vector[:len(names) * RATE_BINS * COUNT_BINS] = -np.tile(rate_bin, len(names))
     vector[len(names) * RATE_BINS * COUNT_BINS] = -RATE_BINS
