@@ -466,7 +466,8 @@ class Rows:
 
     def features(self) -> np.ndarray:
         """:func:`transforms.ranking.feature_index` of every candidate."""
-        return feature_index(self.occurrence, self.chosen, self.distance[:, 0], self.distance[:, 1])
+        return feature_index(self.occurrence, self.chosen, self.distance[:, 0], self.distance[:, 1],
+                             np.repeat(self.move, self.counts))
 
 
 def candidate_rows(predictor: Predictor, games: Sequence[GameMoves], *, batch_rows: int = 4_000_000) -> Iterator[Rows]:
@@ -606,7 +607,7 @@ def score_position(predictor: Predictor, game: GameMoves, *, moves: int) -> Posi
         raise ValueError(f"move {-n} is illegal")
     names = predictor.levels.names
     digits = [FAMILIES[name].layout.n_digits for name in (*names, predictor.levels.response)]
-    index = feature_index(occ[:n], chosen[:n], dist[:n, 0], dist[:n, 1])
+    index = feature_index(occ[:n], chosen[:n], dist[:n, 0], dist[:n, 1], np.full(n, moves + 1))
     scores = predictor.weights.score(index)
     probability = np.exp(scores - scores.max(initial=-np.inf))
     probability /= probability.sum()

@@ -14,15 +14,21 @@ from scipy.optimize import minimize
 # Feature bins. A count pair (occurrence o, chosen c) falls in rate bin floor(-2 log2((c + 0.5) / (o + 1)))
 # (half-octaves of the smoothed chosen rate) and count bin floor(log2 o) (how much evidence), both capped.
 # Distances follow Coulom (2007): d = |dr| + |dc| + max(|dr|, |dc|), capped; bin 0 means no such move.
+# Game phases start at these move numbers; the phase_* groups let the opening weigh the largest
+# pattern's rate, the response pattern and the distance to the last move differently from the endgame.
 RATE_BINS, COUNT_BINS, DISTANCE_BINS = 20, 12, 20
-GROUPS = ("largest", "below", "response", "last_move", "move_before")
+PHASE_STARTS = np.array([1, 11, 31, 61, 101, 201], dtype=np.int64)
+GROUPS = ("largest", "below", "response", "last_move", "move_before", "phase_last_move", "phase_largest",
+          "phase_response")
+DISTANCE_GROUPS = ("last_move", "move_before", "phase_last_move")
 DEFAULT_WEIGHTS = Path(__file__).with_name("prediction_weights.json")
 
 
 def group_sizes(n_levels: int) -> tuple[int, ...]:
     """Weights per group (GROUPS order) for ``n_levels`` candidate levels; each group's last weight is "none"."""
-    cells = n_levels * RATE_BINS * COUNT_BINS + 1
-    return cells, cells, RATE_BINS * COUNT_BINS + 1, DISTANCE_BINS, DISTANCE_BINS
+    cells, phases = n_levels * RATE_BINS * COUNT_BINS + 1, len(PHASE_STARTS)
+    return (cells, cells, RATE_BINS * COUNT_BINS + 1, DISTANCE_BINS, DISTANCE_BINS, phases * DISTANCE_BINS,
+            phases * (n_levels * RATE_BINS + 1), phases * (RATE_BINS + 1))
 
 
 @njit(cache=True)
@@ -34,10 +40,13 @@ def _count_cell(occurrence, chosen):
 
 
 @njit(cache=True)
-def _feature_index(occurrence, chosen, d_last, d_before, index):
+def _feature_index(occurrence, chosen, d_last, d_before, move, index):
     n_levels = occurrence.shape[1] - 1
     block = RATE_BINS * COUNT_BINS
     for i in range(occurrence.shape[0]):
+        phase = 0
+        while phase + 1 < PHASE_STARTS.shape[0] and move[i] >= PHASE_STARTS[phase + 1]:
+            phase += 1
         largest = n_levels
         for level in range(n_levels - 1, -1, -1):
             if occurrence[i, level] >= 1:
@@ -54,19 +63,25 @@ def _feature_index(occurrence, chosen, d_last, d_before, index):
             index[i, 2] = block
         index[i, 3] = min(d_last[i], DISTANCE_BINS - 1)
         index[i, 4] = min(d_before[i], DISTANCE_BINS - 1)
+        index[i, 5] = phase * DISTANCE_BINS + index[i, 3]
+        index[i, 6] = phase * (n_levels * RATE_BINS + 1) + index[i, 0] // COUNT_BINS
+        index[i, 7] = phase * (RATE_BINS + 1) + index[i, 2] // COUNT_BINS
 
 
-def feature_index(occurrence: np.ndarray, chosen: np.ndarray, d_last: np.ndarray, d_before: np.ndarray) -> np.ndarray:
+def feature_index(occurrence: np.ndarray, chosen: np.ndarray, d_last: np.ndarray, d_before: np.ndarray,
+                  move: np.ndarray) -> np.ndarray:
     """Per candidate, the index of its weight in each group (columns in GROUPS order; offsets not added).
 
     ``occurrence`` and ``chosen`` have one column per level, largest first, then the response
     pattern's. largest: the largest level seen at least once, its rate and count bins; below: the
     same for the level under it; response: the response pattern's bins; last_move, move_before:
-    the distance bins to the last two moves.
+    the distance bins to the last two moves; phase_*: the game phase of the position's ``move``
+    number with the last-move distance, the largest level's rate bin, the response's rate bin.
     """
     index = np.empty((len(occurrence), len(GROUPS)), dtype=np.int64)
     _feature_index(np.asarray(occurrence, dtype=np.float64), np.asarray(chosen, dtype=np.float64),
-                   np.asarray(d_last, dtype=np.int64), np.asarray(d_before, dtype=np.int64), index)
+                   np.asarray(d_last, dtype=np.int64), np.asarray(d_before, dtype=np.int64),
+                   np.asarray(move, dtype=np.int64), index)
     return index
 
 
@@ -167,20 +182,17 @@ def fit_weights(index: np.ndarray, counts: np.ndarray, played: np.ndarray, *, le
 
     ``index`` are :func:`feature_index` rows of every candidate, position after position;
     ``counts`` the candidates per position; ``played`` the played candidate's index within each.
-    Without ``distance`` the distance groups stay zero.
+    Without ``distance`` the DISTANCE_GROUPS take no part (their weights stay zero).
     """
     if len(counts) == 0:
         raise ValueError("no positions to fit")
     sizes = group_sizes(len(levels))
     offsets = np.cumsum((0, *sizes[:-1]))
-    columns = GROUPS if distance else GROUPS[:3]
-    flat = index[:, :len(columns)] + offsets[:len(columns)]
-    n_weights = int(offsets[len(columns) - 1] + sizes[len(columns) - 1])
+    columns = [i for i, g in enumerate(GROUPS) if distance or g not in DISTANCE_GROUPS]
+    flat = index[:, columns] + offsets[columns]
     chosen = np.zeros(len(index), dtype=np.float64)
     chosen[np.cumsum(counts) - counts + played] = 1.0
-    result = minimize(_loss, np.zeros(n_weights), args=(flat, counts, chosen, l2), jac=True, method="L-BFGS-B",
+    result = minimize(_loss, np.zeros(sum(sizes)), args=(flat, counts, chosen, l2), jac=True, method="L-BFGS-B",
                       options={"maxiter": max_iterations})
-    vector = np.zeros(sum(sizes))
-    vector[:n_weights] = result.x
-    return Weights(levels=tuple(levels), response=response, distance=distance, vector=vector,
+    return Weights(levels=tuple(levels), response=response, distance=distance, vector=result.x,
                    fitted={"positions": len(counts), "loss": round(float(result.fun), 6), "iterations": int(result.nit)})

@@ -118,12 +118,13 @@ def canonical_keys(positions: list[dict]) -> None:
 
 def reference_scores(pos: dict, counts: dict, weights: Weights) -> list[tuple[float, str | None]]:
     """The ranking model written out: per point, the weights of its largest level seen and the level
-    below (rate and count bins), of its response pattern and of its distances to the last two moves."""
+    below (rate and count bins), of its response pattern, of its distances to the last two moves, and
+    of the game phase with the last-move distance, the largest level's rate and the response's rate."""
 
-    def bins(occurrence: int, chosen: int) -> int:
+    def bins(occurrence: int, chosen: int) -> tuple[int, int]:
         rate = (chosen + 0.5) / (occurrence + 1)
-        return min(int(math.floor(-2 * math.log2(rate))), RATE_BINS - 1) * COUNT_BINS + min(
-            int(math.floor(math.log2(max(occurrence, 1)))), COUNT_BINS - 1)
+        return (min(int(math.floor(-2 * math.log2(rate))), RATE_BINS - 1),
+                min(int(math.floor(math.log2(max(occurrence, 1)))), COUNT_BINS - 1))
 
     def distance(point: tuple[int, int], move: tuple[int, int] | None) -> int:
         if move is None:
@@ -132,22 +133,29 @@ def reference_scores(pos: dict, counts: dict, weights: Weights) -> list[tuple[fl
         return min(dr + dc + max(dr, dc), DISTANCE_BINS - 1)
 
     n = len(weights.levels)
-    block = RATE_BINS * COUNT_BINS
+    phase = sum(pos["move"] >= first for first in (11, 31, 61, 101, 201))  # phases from moves 1, 11, ..., 201
     start = dict(zip(GROUPS, np.cumsum((0, *group_sizes(n)[:-1])).tolist(), strict=True))
     scores = []
     for i, point in enumerate(pos["points"]):
         seen = [counts.get((name, pos["keys"][name][i]), (0, 0)) for name in weights.levels]
         levels_seen = [lv for lv, (occurrence, _) in enumerate(seen) if occurrence >= 1]
         largest = levels_seen[0] if levels_seen else None
-        cells = []
-        for level in (largest, None if largest is None or largest + 1 == n else largest + 1):
-            cells.append(n * block if level is None else level * block + bins(*seen[level]))
+        below = None if largest is None or largest + 1 == n else largest + 1
+        cells = {}
+        for group, level in (("largest", largest), ("below", below)):
+            rate, count = bins(*seen[level]) if level is not None else (0, 0)  # none: the cell after the levels'
+            cells[group] = (n if level is None else level) * RATE_BINS * COUNT_BINS + rate * COUNT_BINS + count
+        largest_rate = (n if largest is None else largest) * RATE_BINS + (bins(*seen[largest])[0] if largest is not None else 0)
         response = counts.get((RESPONSE, pos["keys"][RESPONSE][i]), (0, 0))
-        cells.append(bins(*response) if pos["keys"][RESPONSE][i] is not None and response[0] >= 1 else block)
-        cells += [distance(point, pos["last"]), distance(point, pos["before"])]
+        rate, count = bins(*response) if pos["keys"][RESPONSE][i] is not None and response[0] >= 1 else (RATE_BINS, 0)
+        cells["response"] = rate * COUNT_BINS + count
+        cells["last_move"], cells["move_before"] = distance(point, pos["last"]), distance(point, pos["before"])
+        cells["phase_last_move"] = phase * DISTANCE_BINS + cells["last_move"]
+        cells["phase_largest"] = phase * (n * RATE_BINS + 1) + largest_rate
+        cells["phase_response"] = phase * (RATE_BINS + 1) + rate
         score = 0.0
-        for group, cell in zip(GROUPS, cells, strict=True):
-            score = score + weights.vector[start[group] + cell]
+        for group in GROUPS:
+            score = score + weights.vector[start[group] + cells[group]]
         scores.append((float(score), None if largest is None else weights.levels[largest]))
     return scores
 

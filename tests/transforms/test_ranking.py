@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from transforms.ranking import GROUPS, Weights, feature_index, fit_weights, group_sizes, load_weights, ranks
+from transforms.ranking import (
+    DISTANCE_GROUPS,
+    GROUPS,
+    Weights,
+    feature_index,
+    fit_weights,
+    group_sizes,
+    load_weights,
+    ranks,
+)
 
 BLOCK = 20 * 12  # rate bins x count bins of one level
 
@@ -14,16 +23,18 @@ def test_feature_index_bins_by_hand():
     # two levels then the response pattern; columns: largest, below, response, last move, move before
     occurrence = np.array([[10, 40, 0], [0, 0, 1], [0, 1, 0], [10**7, 10**7, 0]])
     chosen = np.array([[9, 9, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]])
-    index = feature_index(occurrence, chosen, np.array([3, 0, 2, 40]), np.array([25, 0, 19, 4]))
+    moves = np.array([1, 10, 11, 250])  # phases 0, 0, 1, 5 (from moves 1, 11, 31, 61, 101, 201)
+    index = feature_index(occurrence, chosen, np.array([3, 0, 2, 40]), np.array([25, 0, 19, 4]), moves)
     assert index.tolist() == [
-        # rate 9.5/11: bin 0, 10 seen: bin 3 | rate 9.5/41: bin 4, 40 seen: bin 5 | no response | distances
-        [0 * 12 + 3, BLOCK + 4 * 12 + 5, BLOCK, 3, 19],
+        # rate 9.5/11: bin 0, 10 seen: bin 3 | rate 9.5/41: bin 4, 40 seen: bin 5 | no response | distances |
+        # phase 0 with: distance 3, level 0 rate bin 0, no response (rate "bin" 20)
+        [0 * 12 + 3, BLOCK + 4 * 12 + 5, BLOCK, 3, 19, 3, 0, 20],
         # nothing seen: the "none" cell of both level groups; response 1.5/2: bin 0, once: bin 0
-        [2 * BLOCK, 2 * BLOCK, 0, 0, 0],
-        # only the smaller level seen (0.5/2: bin 4, once: bin 0); nothing below it
-        [BLOCK + 4 * 12, 2 * BLOCK, BLOCK, 2, 19],
-        # seen ten million times, never chosen: both bins capped
-        [19 * 12 + 11, BLOCK + 19 * 12 + 11, BLOCK, 19, 4],
+        [2 * BLOCK, 2 * BLOCK, 0, 0, 0, 0, 40, 0],
+        # only the smaller level seen (0.5/2: bin 4, once: bin 0); nothing below it; phase 1
+        [BLOCK + 4 * 12, 2 * BLOCK, BLOCK, 2, 19, 20 + 2, 41 + 20 + 4, 21 + 20],
+        # seen ten million times, never chosen: both bins capped; phase 5
+        [19 * 12 + 11, BLOCK + 19 * 12 + 11, BLOCK, 19, 4, 100 + 19, 5 * 41 + 19, 5 * 21 + 20],
     ]
 
 
@@ -53,7 +64,9 @@ def test_fit_recovers_the_weights_that_generated_the_moves():
         at = offsets[GROUPS.index(g)] + cells
         assert fitted.vector[at] - fitted.vector[at].mean() == pytest.approx(truth[at] - truth[at].mean(), abs=0.15)
     plain = fit_weights(index, counts, played, levels=("lib5",), response="d12", distance=False)
-    assert not plain.distance and not plain.vector[offsets[3]:].any() and plain.vector[:offsets[3]].any()
+    for g, size, at in zip(GROUPS, sizes, offsets, strict=True):
+        assert plain.vector[at:at + size].any() == (g not in DISTANCE_GROUPS)
+    assert not plain.distance
     assert plain.fitted["positions"] == 20000 and fitted.fitted["loss"] < plain.fitted["loss"]
 
 
@@ -72,5 +85,5 @@ def test_the_shipped_weights_load():
     weights = load_weights()
     assert weights.levels and weights.fitted["positions"] > 10_000
     with pytest.raises(ValueError, match="no positions"):
-        fit_weights(np.zeros((0, 5), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+        fit_weights(np.zeros((0, len(GROUPS)), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
                     levels=("lib5",), response="d12")
