@@ -222,7 +222,7 @@ class Levels:
     """Kernel arrays of the nested pattern levels (largest first) and of the d12 response family."""
 
     names: tuple[str, ...]
-    response: str | None
+    response: str
     pad: int
     start: np.ndarray
     rc: np.ndarray
@@ -236,7 +236,7 @@ class Levels:
     d12_maps: np.ndarray
 
 
-def levels(names: Sequence[str], *, response: str | None = "d12") -> Levels:
+def levels(names: Sequence[str], *, response: str = RESPONSE) -> Levels:
     """Kernel arrays for candidate families ``names`` (largest first) and a last_move ``response`` family."""
     names = tuple(names)
     if not names or len(set(names)) != len(names):
@@ -258,19 +258,14 @@ def levels(names: Sequence[str], *, response: str | None = "d12") -> Levels:
         has_liberty.append(planes == 2)
         top.append(np.int64(4) ** (family.layout.n_digits - 1))
         pad = max(pad, int(np.abs(family.geometry.offsets).max()))
-    if response is None:
-        d12_offsets = np.zeros((0, 2), dtype=np.int64)
-        d12_candidates = np.zeros(0, dtype=np.int64)
-        perms, maps = np.zeros((0, 1), dtype=np.int64), np.zeros((0, 1, 4), dtype=np.int64)
-    else:
-        family = FAMILIES.get(response)
-        if family is None or family.anchor != "last_move" or family.layout.planes != ("stone", "liberty"):
-            raise ValueError(f"{response!r} is not a last_move family with liberties")
-        d12_offsets, d12_candidates = family.geometry.offsets, family.geometry.candidates
-        group = family.group(16)
-        perms = np.array([e.perm for e in group.elements], dtype=np.int64)
-        maps = np.array([e.maps for e in group.elements], dtype=np.int64)
-        pad = max(pad, int(np.abs(d12_offsets).max()))
+    family = FAMILIES.get(response)
+    if family is None or family.anchor != "last_move" or family.layout.planes != ("stone", "liberty"):
+        raise ValueError(f"{response!r} is not a last_move family with liberties")
+    d12_offsets, d12_candidates = family.geometry.offsets, family.geometry.candidates
+    group = family.group(16)
+    perms = np.array([e.perm for e in group.elements], dtype=np.int64)
+    maps = np.array([e.maps for e in group.elements], dtype=np.int64)
+    pad = max(pad, int(np.abs(d12_offsets).max()))
     return Levels(
         names=names, response=response, pad=pad,
         start=np.array(starts, dtype=np.int64), rc=np.concatenate(rcs).astype(np.int64),
