@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import polars as pl
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
@@ -22,6 +23,8 @@ from prefect.cache_policies import NO_CACHE
 from flows.fetch import fetch, is_url, sha256_file, sha256_folder
 from flows.release import Layout, code_version, created_now, current_version, read_manifest
 from transforms.archives import MemberReject, iter_members
+from transforms.board import BLACK, WHITE
+from transforms.book import BOOK_MOVES, BOOK_SIZE, Book, build_book
 from transforms.errors import RejectError
 from transforms.games import game_row, ingest_members
 from transforms.parsing import parse_games
@@ -39,8 +42,24 @@ def release_version(layout: Layout, release: str | None) -> str:
     return version
 
 
+def opening_book(con: duckdb.DuckDBPyConnection, release_dir: Path) -> Book:
+    """The opening book of a release's games: the first BOOK_MOVES moves of its 19x19 games without setup stones."""
+    frame = con.sql(
+        "SELECT m.game_id, m.colour, coalesce(m.row, -1) AS row, coalesce(m.col, -1) AS col"
+        " FROM read_parquet(?) m JOIN read_parquet(?) g USING (game_id)"
+        " WHERE g.board_size = ? AND g.setup_stones = 0 AND m.move_number <= ? ORDER BY m.game_id, m.move_number",
+        params=[str(release_dir / "moves.parquet"), str(release_dir / "games.parquet"), BOOK_SIZE, BOOK_MOVES],
+    ).pl()
+    moves = np.stack([np.where(frame["colour"].to_numpy() == "B", BLACK, WHITE), frame["row"].to_numpy(),
+                      frame["col"].to_numpy()], axis=1).astype(np.int16)
+    ends = np.flatnonzero(frame["game_id"].to_numpy()[1:] != frame["game_id"].to_numpy()[:-1]) + 1
+    no_setup = np.zeros((0, 3), dtype=np.int16)
+    return build_book([GameMoves(BOOK_SIZE, no_setup, part) for part in np.split(moves, ends) if len(part)])
+
+
 def predictor_for(layout: Layout, version: str, *, weights: Weights | None = None) -> Predictor:
-    """Load a release's 16-symmetry statistics of the families ``weights`` (default: the shipped ones) rank with."""
+    """Load a release's 16-symmetry statistics of the families ``weights`` (default: the shipped ones) rank with,
+    and its opening book."""
     weights = weights or load_weights()
     needed = (*weights.levels, weights.response)
     built = set(read_manifest(layout, version).get("config", {}).get("families", []))
@@ -53,13 +72,14 @@ def predictor_for(layout: Layout, version: str, *, weights: Weights | None = Non
     path = layout.release_dir(version) / "pattern_stats.parquet"
     params = [str(path.resolve()), list(needed)]
     with duckdb.connect() as con:
+        book = opening_book(con, layout.release_dir(version).resolve())
         rows = con.sql("SELECT count(*) FROM read_parquet(?) WHERE symmetry = 16 AND list_contains(?, family)",
                        params=params).fetchall()[0][0]
         batches = con.sql(
             "SELECT family, key, occurrence, chosen FROM read_parquet(?) WHERE symmetry = 16 AND list_contains(?, family)",
             params=params,
         ).to_arrow_reader(1_000_000)
-        return load_predictor((pl.from_arrow(batch) for batch in batches), weights=weights, rows=rows)
+        return load_predictor((pl.from_arrow(batch) for batch in batches), weights=weights, rows=rows, book=book)
 
 
 def read_games(source: str, *, raw_dir: Path) -> tuple[list[GameMoves], dict]:
@@ -188,7 +208,7 @@ def evaluate_release(
 
 
 def split_by_year(source: Path, *, first_test_year: int, train: Path, test: Path, test_games: int | None = None,
-                  seed: int = 0, calibration: Path | None = None, calibration_games: int = 250) -> dict:
+                  seed: int = 0, calibration: Path | None = None, calibration_games: int = 1000) -> dict:
     """Hold out games by date: write two .tar.gz archives (byte for byte reproducible) from ``source``.
 
     ``train`` gets every member whose first game is dated (DT) before ``first_test_year`` or not

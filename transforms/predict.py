@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 from numba import njit
 
-from transforms.board import BLACK, EMPTY, OK, WHITE, new_board, place_setup, play_move
+from transforms.book import BOOK_MOVES, Book
+from transforms.board import BLACK, EMPTY, OK, WHITE, flood_chain, new_board, place_setup, play_move
 from transforms.patterns import FAMILIES, GameMoves, fill_liberties, last_move_keys, pack_games, refresh_liberties
-from transforms.ranking import Weights, feature_index, fit_weights, largest_level, load_weights, ranks
+from transforms.ranking import LINES, Weights, feature_index, fit_weights, largest_level, load_weights, ranks
 from transforms.symmetry import d4_point_images
 
 # The nested levels a predictor may use, largest first: diamonds of growing size around the
@@ -197,6 +200,57 @@ def _candidates(board, libs, ko, size, pad, colour, last, keys, dirty, cache, ta
 
 
 @njit(cache=True)
+def _tactics(board, libs, width, colour, s, last, mark, stamp, stack, taken):
+    """Tactical cell of a legal move at ``s``: stones captured, whether they hold the last move, the new
+    chain's liberties (1, 2, 3, 4+), whether it ataris an opponent chain, whether it extends a chain in atari.
+
+    ``libs`` are the chains' liberties capped at 3 (see fill_liberties). The move is tried on
+    ``board`` and taken back. ``mark``, ``stack`` and ``taken`` are scratch arrays of the board's
+    length, ``stamp`` the one-element stamp counter of ``mark`` (see flood_chain).
+    """
+    opponent = 3 - colour
+    captured, captures_last, atari, escape = 0, 0, 0, 0
+    for q in (s - width, s - 1, s + 1, s + width):
+        v = board[q]
+        if v == opponent and libs[q] == 1:
+            seen = False
+            for k in range(captured):
+                seen = seen or taken[k] == q
+            if not seen:
+                n, _ = flood_chain(board, width, q, mark, stamp, stack, 0)
+                taken[captured:captured + n] = stack[:n]
+                captured += n
+        elif v == opponent and libs[q] == 2:
+            atari = 1
+        elif v == colour and libs[q] == 1:
+            escape = 1
+    board[s] = colour
+    for k in range(captured):
+        board[taken[k]] = EMPTY
+        captures_last = captures_last or taken[k] == last
+    _, after = flood_chain(board, width, s, mark, stamp, stack, 4)
+    board[s] = EMPTY
+    for k in range(captured):
+        board[taken[k]] = opponent
+    size_bin = 0 if captured == 0 else 1 if captured == 1 else 2 if captured <= 3 else 3
+    return (((size_bin * 2 + captures_last) * 4 + after - 1) * 2 + atari) * 2 + escape
+
+
+def tactics_text(cell: int) -> str:
+    """A tactical cell (:func:`_tactics`) in words, e.g. "captures 2-3 (the last move), 4+ liberties, atari"."""
+    rest, escape = divmod(cell, 2)
+    rest, atari = divmod(rest, 2)
+    rest, liberties = divmod(rest, 4)
+    size_bin, captures_last = divmod(rest, 2)
+    words = []
+    if size_bin:
+        words.append(f"captures {('1', '2-3', '4+')[size_bin - 1]}" + (" (the last move)" if captures_last else ""))
+    words.append(f"{('1', '2', '3', '4+')[liberties]} {'liberty' if liberties == 0 else 'liberties'}")
+    words += ["atari"] * atari + ["escapes atari"] * escape
+    return ", ".join(words)
+
+
+@njit(cache=True)
 def _advance(board, libs, ko, size, pad, colour, row, col, keys, dirty, lv_start, lv_w, lv_lw, lv_lib, flat,
              seen, mark, counter, stack, captured, changed, old_libs):
     """Play a move and bring liberties and oriented keys up to date; returns play_move's status."""
@@ -279,7 +333,7 @@ def levels(names: Sequence[str], *, response: str = RESPONSE) -> Levels:
 
 @njit(cache=True)
 def _buffers(size, n_cells, n_levels, n_d12):
-    """A game's working arrays for the ranking kernels: level key caches, ko, d12 scratch, candidate rows."""
+    """A game's working arrays for the ranking kernels: key caches, ko, d12 and tactics scratch, candidate rows."""
     n_points = size * size
     return (
         np.ones((n_levels, n_cells, 2), dtype=np.bool_),  # dirty
@@ -295,6 +349,10 @@ def _buffers(size, n_cells, n_levels, n_d12):
         np.empty(n_cells, dtype=np.int64),  # captured
         np.empty(n_cells, dtype=np.int64),  # changed
         np.empty(n_cells, dtype=np.int64),  # old_libs
+        np.zeros(n_cells, dtype=np.int64),  # tactics_mark
+        np.zeros(1, dtype=np.int64),  # tactics_stamp
+        np.empty(n_cells, dtype=np.int64),  # tactics_stack
+        np.empty(n_cells, dtype=np.int64),  # tactics_taken
     )
 
 
@@ -308,32 +366,32 @@ def _distance(point, move, size):
 
 
 @njit(cache=True)
-def _distances(n, points, size, last, before, out, at):
-    """Distances of ``n`` candidate points to the last two moves, written to ``out`` from row ``at``."""
+def _context(n, points, board, libs, size, pad, colour, last, before, t_mark, t_stamp, t_stack, t_taken, out, at):
+    """Per candidate point: distances to the last two moves, tactical cell, the point, its line cell
+    (transforms.ranking.LINES); into ``out`` from row ``at``."""
+    width = size + 2 * pad
+    padded_last = (last // size + pad) * width + last % size + pad if last >= 0 else -1
     for i in range(n):
         out[at + i, 0] = _distance(points[i], last, size)
         out[at + i, 1] = _distance(points[i], before, size)
+        s = (points[i] // size + pad) * width + points[i] % size + pad
+        out[at + i, 2] = _tactics(board, libs, width, colour, s, padded_last, t_mark, t_stamp, t_stack, t_taken)
+        out[at + i, 3] = points[i]
+        r, c = points[i] // size, points[i] % size
+        a, b = min(r, size - 1 - r), min(c, size - 1 - c)
+        out[at + i, 4] = min(min(a, b), LINES - 1) * LINES + min(max(a, b), LINES - 1)
 
 
-@njit(cache=True)
-def _emit(n, points, occ, chosen, size, last, before, at, out_occ, out_chosen, out_dist):
-    """Copy ``n`` candidates' counts to the output rows from ``at``, with their distances to the last two moves."""
-    for i in range(n):
-        out_occ[at + i, :] = occ[i, :]
-        out_chosen[at + i, :] = chosen[i, :]
-    _distances(n, points, size, last, before, out_dist, at)
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _game_rows(sizes, setup_start, setups, move_start, moves, first, stop, pad, lv_start, lv_rc, lv_w, lv_lw, lv_lib,
                lv_top, lv_tag, table, d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, out_occ, out_chosen,
-               out_dist, pos_count, pos_played, pos_move):
+               out_context, pos_count, pos_played, pos_move):
     """The candidates of every position before a board move of games ``first`` .. ``stop`` - 1.
 
     Per candidate (position after position, row-major within one): occurrence and chosen per level
-    and response pattern, distances to the last two moves. Per position: candidates, the played
-    one's index among them, move number. Returns (positions, -1), or (positions so
-    far, game index) at an illegal move.
+    and response pattern; distances to the last two moves, tactical cell, point, line (:func:`_context`). Per
+    position: candidates, the played one's index among them, move number. Returns (positions, -1),
+    or (positions so far, game index) at an illegal move.
     """
     n_levels = lv_start.shape[0] - 1
     at, p = 0, 0
@@ -343,7 +401,7 @@ def _game_rows(sizes, setup_start, setups, move_start, moves, first, stop, pad, 
             size, setups[setup_start[gi]:setup_start[gi + 1]], pad, n_levels, lv_start, lv_rc, lv_w, lv_lw)
         width = size + 2 * pad
         (dirty, cache, ko, label, rows, index_of, points, cand_keys, occ, chosen, captured, changed,
-         old_libs) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
+         old_libs, t_mark, t_stamp, t_stack, t_taken) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
         last, before = -1, -1
         for t in range(move_start[gi], move_start[gi + 1]):
             colour, row, col = moves[t, 0], moves[t, 1], moves[t, 2]
@@ -358,7 +416,10 @@ def _game_rows(sizes, setup_start, setups, move_start, moves, first, stop, pad, 
                         played = i
                 if played < 0:
                     return p, gi
-                _emit(n, points, occ, chosen, size, last, before, at, out_occ, out_chosen, out_dist)
+                out_occ[at:at + n, :] = occ[:n, :]
+                out_chosen[at:at + n, :] = chosen[:n, :]
+                _context(n, points, board, libs, size, pad, colour, last, before, t_mark, t_stamp, t_stack,
+                         t_taken, out_context, at)
                 pos_count[p], pos_played[p], pos_move[p] = n, played, t - move_start[gi] + 1
                 at += n
                 p += 1
@@ -375,39 +436,40 @@ def _position(size, setup, moves, colour, pad, lv_start, lv_rc, lv_w, lv_lw, lv_
               d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag):
     """Replay ``moves``, then the candidates of ``colour`` as :func:`_game_rows` writes them, and their keys.
 
-    Returns (board, n, points, keys, occ, chosen, dist); n is -1 - t when move t is illegal.
+    Returns (board, n, points, keys, occ, chosen, context); n is -1 - t when move t is illegal.
     """
     n_levels = lv_start.shape[0] - 1
     board, libs, seen, mark, counter, stack, flat, keys = _start_game(size, setup, pad, n_levels, lv_start, lv_rc,
                                                                       lv_w, lv_lw)
     width = size + 2 * pad
     (dirty, cache, ko, label, rows, index_of, points, cand_keys, occ, chosen, captured, changed,
-     old_libs) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
-    dist = np.zeros((size * size, 2), dtype=np.int64)
+     old_libs, t_mark, t_stamp, t_stack, t_taken) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
+    context = np.zeros((size * size, 5), dtype=np.int64)
     last, before = -1, -1
     for t in range(moves.shape[0]):
         row, col = moves[t, 1], moves[t, 2]
         status = _advance(board, libs, ko, size, pad, moves[t, 0], row, col, keys, dirty, lv_start, lv_w, lv_lw,
                           lv_lib, flat, seen, mark, counter, stack, captured, changed, old_libs)
         if status != OK:
-            return board, -1 - t, points, cand_keys, occ, chosen, dist
+            return board, -1 - t, points, cand_keys, occ, chosen, context
         before, last = last, row * size + col if row >= 0 else -1
     padded_last = (last // size + pad) * width + last % size + pad if last >= 0 else -1
     n = _candidates(board, libs, ko, size, pad, colour, padded_last, keys, dirty, cache, table, lv_top, lv_tag,
                     d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, label, mark, counter, stack, rows,
                     index_of, points, cand_keys, occ, chosen)
-    _distances(n, points, size, last, before, dist, 0)
-    return board, n, points, cand_keys, occ, chosen, dist
+    _context(n, points, board, libs, size, pad, colour, last, before, t_mark, t_stamp, t_stack, t_taken, context, 0)
+    return board, n, points, cand_keys, occ, chosen, context
 
 
 @dataclass(frozen=True)
 class Predictor:
-    """Pattern statistics in a hash table, the pattern levels and the ranking weights."""
+    """Pattern statistics in a hash table, the pattern levels, the opening book and the ranking weights."""
 
     levels: Levels
     table: np.ndarray
     weights: Weights
     n_patterns: int
+    book: Book
 
     def _args(self) -> tuple:
         lv, n_levels = self.levels, len(self.levels.names)
@@ -419,14 +481,14 @@ class Predictor:
 
 
 def load_predictor(stats: pl.DataFrame | Iterable[pl.DataFrame], *, weights: Weights | None = None,
-                   rows: int | None = None) -> Predictor:
+                   rows: int | None = None, book: Book | None = None) -> Predictor:
     """A predictor from 16-symmetry pattern statistics (columns family, key as digit text, occurrence, chosen).
 
     ``stats`` is one frame, or batches of one whose total rows ``rows`` bounds (the hash table is
     sized from it, so a release's statistics never sit in memory as text all at once). The levels
     and response family are those of ``weights`` (default: the shipped ones); rows of other
     families are ignored. Patterns never chosen count: a pattern seen often and never played says
-    the point is poor.
+    the point is poor. ``book`` is the opening book of the same games (default: an empty one).
     """
     weights = weights or load_weights()
     lv = levels(weights.levels, response=weights.response)
@@ -445,7 +507,7 @@ def load_predictor(stats: pl.DataFrame | Iterable[pl.DataFrame], *, weights: Wei
         if loaded > rows:
             raise ValueError(f"more than the {rows} announced pattern rows")
         _fill_table(table, *(frame[c].to_numpy().astype(np.int64, copy=False) for c in frame.columns))
-    return Predictor(levels=lv, table=table, weights=weights, n_patterns=loaded)
+    return Predictor(levels=lv, table=table, weights=weights, n_patterns=loaded, book=book or Book(nodes={}, edges={}))
 
 
 @dataclass(frozen=True)
@@ -454,44 +516,80 @@ class Rows:
 
     occurrence: np.ndarray
     chosen: np.ndarray
-    distance: np.ndarray
+    context: np.ndarray
+    book: np.ndarray
     counts: np.ndarray
     played: np.ndarray
     move: np.ndarray
 
     def features(self) -> np.ndarray:
         """:func:`transforms.ranking.feature_index` of every candidate."""
-        return feature_index(self.occurrence, self.chosen, self.distance[:, 0], self.distance[:, 1],
-                             np.repeat(self.move, self.counts))
+        return feature_index(self.occurrence, self.chosen, self.context[:, 0], self.context[:, 1],
+                             np.repeat(self.move, self.counts), self.context[:, 2], self.book, self.context[:, 4])
 
 
-def candidate_rows(predictor: Predictor, games: Sequence[GameMoves], *, batch_rows: int = 4_000_000) -> Iterator[Rows]:
+def candidate_rows(predictor: Predictor, games: Sequence[GameMoves], *, batch_rows: int = 4_000_000,
+                   threads: int = 2) -> Iterator[Rows]:
     """The candidates of every position before a board move of ``games``, in batches of whole games.
 
-    A batch holds at most ``batch_rows`` candidates unless one game alone has more. Raises
-    ValueError naming the game (its index in ``games``) with an illegal move.
+    A batch holds at most ``batch_rows`` candidates unless one game alone has more; ``threads``
+    batches are worked on at once (the kernel releases the GIL). Raises ValueError naming the game
+    (its index in ``games``) with an illegal move.
     """
     sizes, setup_start, setups, move_start, moves = pack_games(games)
     board_moves = np.cumsum([0, *((moves[move_start[i]:move_start[i + 1], 1] >= 0).sum() * int(sizes[i]) ** 2
                                   for i in range(len(sizes)))])
     n_levels = len(predictor.levels.names)
-    first = 0
-    while first < len(sizes):
-        stop = max(first + 1, int(np.searchsorted(board_moves, board_moves[first] + batch_rows, side="right")) - 1)
+
+    def batch(first: int, stop: int) -> Rows:
         n_rows = int(board_moves[stop] - board_moves[first])
         n_positions = int((moves[move_start[first]:move_start[stop], 1] >= 0).sum())
         occurrence = np.empty((n_rows, n_levels + 1), dtype=np.int64)
         chosen = np.empty((n_rows, n_levels + 1), dtype=np.int64)
-        distance = np.empty((n_rows, 2), dtype=np.int64)
+        context = np.empty((n_rows, 5), dtype=np.int64)
         counts, played, move = (np.empty(n_positions, dtype=np.int64) for _ in range(3))
         _, bad = _game_rows(sizes, setup_start, setups, move_start, moves, first, stop, *predictor._args(),
-                               occurrence, chosen, distance, counts, played, move)
+                            occurrence, chosen, context, counts, played, move)
         if bad >= 0:
             raise ValueError(f"game {bad}: illegal move")
         used = int(counts.sum())
-        yield Rows(occurrence=occurrence[:used], chosen=chosen[:used], distance=distance[:used],
-                   counts=counts, played=played, move=move)
+        per_game = [int((moves[move_start[i]:move_start[i + 1], 1] >= 0).sum()) for i in range(first, stop)]
+        book = _book_rows(predictor.book, games[first:stop], per_game, counts, move, context[:used, 3])
+        return Rows(occurrence=occurrence[:used], chosen=chosen[:used], context=context[:used], book=book,
+                    counts=counts, played=played, move=move)
+
+    bounds, first = [], 0
+    while first < len(sizes):
+        stop = max(first + 1, int(np.searchsorted(board_moves, board_moves[first] + batch_rows, side="right")) - 1)
+        bounds.append((first, stop))
         first = stop
+    with ThreadPoolExecutor(threads) as pool:
+        pending: deque[Future] = deque()
+        for first, stop in bounds:
+            pending.append(pool.submit(batch, first, stop))
+            if len(pending) == threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _book_rows(book: Book, games: Sequence[GameMoves], per_game: list[int], counts: np.ndarray, move: np.ndarray,
+               points: np.ndarray) -> np.ndarray:
+    """Opening-book counts (games reaching, games playing) of every candidate of consecutive positions.
+
+    ``per_game`` is each game's number of positions (board moves); ``move`` each position's move
+    number, ``points`` each candidate's row-major point.
+    """
+    out = np.zeros((len(points), 2), dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    first = np.cumsum([0, *per_game])
+    for g, game in enumerate(games):
+        early = [p for p in range(first[g], first[g + 1]) if move[p] <= BOOK_MOVES]
+        pairs = [(int(move[p]), points[starts[p]:starts[p] + counts[p]]) for p in early]
+        for p, (reached, chosen) in zip(early, book.counts(game, pairs), strict=True):
+            out[starts[p]:starts[p] + counts[p], 0] = reached
+            out[starts[p]:starts[p] + counts[p], 1] = chosen
+    return out
 
 
 def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
@@ -501,14 +599,14 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
     whose move ranked within 1, 5, 10), ``games``, ``phases`` (the same per range of move numbers
     1-30, 31-100, 101-200, 201+), ``matched`` (share of positions whose move's largest pattern seen
     before was each level, or ``none``), ``response_matched`` (share whose move had a response
-    pattern seen before) and ``pattern_points`` (cells per level). Candidates rank by score, then
-    by row-major point. Raises ValueError for an illegal move.
+    pattern seen before), ``book_matched`` (share whose position was in the opening book) and
+    ``pattern_points`` (cells per level). Candidates rank by score, then by row-major point. Raises ValueError for an illegal move.
     """
     names = predictor.levels.names
     hits = np.zeros((len(PHASES), len(TOP_K)), dtype=np.int64)
     positions = np.zeros(len(PHASES), dtype=np.int64)
     matched = np.zeros(len(names) + 1, dtype=np.int64)
-    response = 0
+    response = book = 0
     for rows in candidate_rows(predictor, games):
         index = rows.features()
         rank = ranks(predictor.weights.score(index), rows.counts, rows.played)
@@ -519,6 +617,7 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
         played = np.cumsum(rows.counts) - rows.counts + rows.played
         matched += np.bincount(largest_level(index[played]), minlength=len(names) + 1)
         response += int((rows.occurrence[played, len(names)] >= 1).sum())
+        book += int((rows.book[played, 0] >= 1).sum())
     total = int(positions.sum())
 
     def shares(counts: np.ndarray, n: int) -> dict[str, float]:
@@ -533,18 +632,21 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
         "matched": {name: round(float(matched[i]) / total, 4) if total else 0.0
                     for i, name in enumerate([*names, "none"])},
         "response_matched": round(response / total, 4) if total else 0.0,
+        "book_matched": round(book / total, 4) if total else 0.0,
         "pattern_points": {name: len(FAMILIES[name].layout.points) for name in names},
     }
 
 
 def fit(predictor: Predictor, games: Sequence[GameMoves], *, distance: bool = True) -> Weights:
     """Weights for the predictor's levels fitted on every position of ``games`` (which its statistics must not hold)."""
-    batches = list(candidate_rows(predictor, games))
-    if not batches:
+    index, counts, played = [], [], []
+    for rows in candidate_rows(predictor, games):  # keep only the features (int32) of each batch
+        index.append(rows.features())
+        counts.append(rows.counts)
+        played.append(rows.played)
+    if not index:
         raise ValueError("no games to fit on")
-    index = np.concatenate([rows.features() for rows in batches])
-    counts = np.concatenate([rows.counts for rows in batches])
-    played = np.concatenate([rows.played for rows in batches])
+    index, counts, played = np.concatenate(index), np.concatenate(counts), np.concatenate(played)
     return fit_weights(index, counts, played, levels=predictor.levels.names, response=predictor.levels.response,
                        distance=distance)
 
@@ -555,9 +657,10 @@ def _phase_name(lo: int, hi: int | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """A legal point: its score and probability, the largest pattern seen before (``family`` None: none)
-    and, per level (largest first, then the response pattern), the canonical key text (None: no
-    response pattern here) and counts."""
+    """A legal point: its score and probability, the largest pattern seen before (``family`` None: none),
+    per level (largest first, then the response pattern) the canonical key text (None: no response
+    pattern here) and counts, its tactical cell (:func:`tactics_text`) and its opening-book counts
+    (games reaching the position, games playing the point; zeros outside the book)."""
 
     row: int
     col: int
@@ -567,6 +670,8 @@ class Candidate:
     keys: tuple[str | None, ...]
     occurrence: tuple[int, ...]
     chosen: tuple[int, ...]
+    tactics: int
+    book: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -597,12 +702,14 @@ def score_position(predictor: Predictor, game: GameMoves, *, moves: int) -> Posi
     else:
         colour = WHITE if len(setup) and (setup[:, 0] == BLACK).all() else BLACK
     size = int(sizes[0])
-    board, n, points, keys, occ, chosen, dist = _position(size, setup, played[:moves], colour, *predictor._args())
+    board, n, points, keys, occ, chosen, context = _position(size, setup, played[:moves], colour, *predictor._args())
     if n < 0:
         raise ValueError(f"move {-n} is illegal")
     names = predictor.levels.names
     digits = [FAMILIES[name].layout.n_digits for name in (*names, predictor.levels.response)]
-    index = feature_index(occ[:n], chosen[:n], dist[:n, 0], dist[:n, 1], np.full(n, moves + 1))
+    [(reached, book)] = predictor.book.counts(game, [(moves + 1, context[:n, 3])])
+    index = feature_index(occ[:n], chosen[:n], context[:n, 0], context[:n, 1], np.full(n, moves + 1),
+                          context[:n, 2], np.stack([reached, book], axis=1), context[:n, 4])
     scores = predictor.weights.score(index)
     probability = np.exp(scores - scores.max(initial=-np.inf))
     probability /= probability.sum()
@@ -614,6 +721,7 @@ def score_position(predictor: Predictor, game: GameMoves, *, moves: int) -> Posi
             probability=float(probability[i]), family=names[largest[i]] if largest[i] < len(names) else None,
             keys=tuple(_key_text(int(keys[i, lv]), d) if keys[i, lv] >= 0 else None for lv, d in enumerate(digits)),
             occurrence=tuple(int(v) for v in occ[i, :len(digits)]), chosen=tuple(int(v) for v in chosen[i, :len(digits)]),
+            tactics=int(context[i, 2]), book=(int(reached[i]), int(book[i])),
         ))  # fmt: skip
     pad = predictor.levels.pad
     width = size + 2 * pad

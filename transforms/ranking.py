@@ -16,19 +16,37 @@ from scipy.optimize import minimize
 # Distances follow Coulom (2007): d = |dr| + |dc| + max(|dr|, |dc|), capped; bin 0 means no such move.
 # Game phases start at these move numbers; the phase_* groups let the opening weigh the largest
 # pattern's rate, the response pattern and the distance to the last move differently from the endgame.
-RATE_BINS, COUNT_BINS, DISTANCE_BINS = 20, 12, 20
+# A tactical cell (transforms.predict._tactics) is one of TACTICS_CELLS: stones captured, whether they
+# hold the last move, the new chain's liberties, atari, escape from atari. The opening book's counts
+# (transforms.book: games reaching the whole-board position, games playing the point) bin like a pattern's.
+# A point's lines (1 = the edge) from its two nearest edges, capped at LINES, give a line cell
+# (nearer - 1) x LINES + (farther - 1): the diamonds cannot tell the 4-4 point from the empty centre.
+RATE_BINS, COUNT_BINS, DISTANCE_BINS, TACTICS_CELLS, LINES = 20, 12, 20, 128, 6
 PHASE_STARTS = np.array([1, 11, 31, 61, 101, 201], dtype=np.int64)
 GROUPS = ("largest", "below", "response", "last_move", "move_before", "phase_last_move", "phase_largest",
-          "phase_response")
+          "phase_response", "level", "tactics", "book", "phase_line")
 DISTANCE_GROUPS = ("last_move", "move_before", "phase_last_move")
 DEFAULT_WEIGHTS = Path(__file__).with_name("prediction_weights.json")
 
 
 def group_sizes(n_levels: int) -> tuple[int, ...]:
-    """Weights per group (GROUPS order) for ``n_levels`` candidate levels; each group's last weight is "none"."""
-    cells, phases = n_levels * RATE_BINS * COUNT_BINS + 1, len(PHASE_STARTS)
-    return (cells, cells, RATE_BINS * COUNT_BINS + 1, DISTANCE_BINS, DISTANCE_BINS, phases * DISTANCE_BINS,
-            phases * (n_levels * RATE_BINS + 1), phases * (RATE_BINS + 1))
+    """Weights per group (GROUPS order) for ``n_levels`` candidate levels (see :func:`feature_index`)."""
+    block, phases = RATE_BINS * COUNT_BINS, len(PHASE_STARTS)
+    cells = n_levels * block + 1
+    return (cells, cells, block + 1, DISTANCE_BINS, DISTANCE_BINS, phases * DISTANCE_BINS,
+            phases * (n_levels * RATE_BINS + 1), phases * (RATE_BINS + 1), n_levels * (block + 1), TACTICS_CELLS,
+            block + 1, phases * LINES * LINES)
+
+
+def column_groups(n_levels: int) -> tuple[str, ...]:
+    """The group of each :func:`feature_index` column: one per group, but one per level for ``level``."""
+    return tuple(g for g in GROUPS for _ in range(n_levels if g == "level" else 1))
+
+
+def column_offsets(n_levels: int) -> np.ndarray:
+    """Where each :func:`feature_index` column's group starts in a weight vector."""
+    starts = dict(zip(GROUPS, np.cumsum((0, *group_sizes(n_levels)[:-1])).tolist(), strict=True))
+    return np.array([starts[g] for g in column_groups(n_levels)], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -39,8 +57,8 @@ def _count_cell(occurrence, chosen):
     return min(max(rate_bin, 0), RATE_BINS - 1) * COUNT_BINS + min(count_bin, COUNT_BINS - 1)
 
 
-@njit(cache=True)
-def _feature_index(occurrence, chosen, d_last, d_before, move, index):
+@njit(cache=True, nogil=True)
+def _feature_index(occurrence, chosen, d_last, d_before, move, tactics, book, line, index):
     n_levels = occurrence.shape[1] - 1
     block = RATE_BINS * COUNT_BINS
     for i in range(occurrence.shape[0]):
@@ -66,22 +84,35 @@ def _feature_index(occurrence, chosen, d_last, d_before, move, index):
         index[i, 5] = phase * DISTANCE_BINS + index[i, 3]
         index[i, 6] = phase * (n_levels * RATE_BINS + 1) + index[i, 0] // COUNT_BINS
         index[i, 7] = phase * (RATE_BINS + 1) + index[i, 2] // COUNT_BINS
+        for level in range(n_levels):
+            cell = _count_cell(occurrence[i, level], chosen[i, level]) if occurrence[i, level] >= 1 else block
+            index[i, 8 + level] = level * (block + 1) + cell
+        index[i, 8 + n_levels] = tactics[i]
+        index[i, 9 + n_levels] = _count_cell(book[i, 0], book[i, 1]) if book[i, 0] >= 1 else block
+        index[i, 10 + n_levels] = phase * LINES * LINES + line[i]
 
 
 def feature_index(occurrence: np.ndarray, chosen: np.ndarray, d_last: np.ndarray, d_before: np.ndarray,
-                  move: np.ndarray) -> np.ndarray:
-    """Per candidate, the index of its weight in each group (columns in GROUPS order; offsets not added).
+                  move: np.ndarray, tactics: np.ndarray, book: np.ndarray, line: np.ndarray) -> np.ndarray:
+    """Per candidate, the index of its weight within the group of each column (:func:`column_groups`).
 
     ``occurrence`` and ``chosen`` have one column per level, largest first, then the response
     pattern's. largest: the largest level seen at least once, its rate and count bins; below: the
     same for the level under it; response: the response pattern's bins; last_move, move_before:
     the distance bins to the last two moves; phase_*: the game phase of the position's ``move``
-    number with the last-move distance, the largest level's rate bin, the response's rate bin.
+    number with the last-move distance, the largest level's rate bin, the response's rate bin;
+    level: every level's own bins (one column per level, each level's cells after the previous
+    level's, "unseen" last); tactics: the tactical cell; book: the bins of the opening-book counts
+    ``book`` (games reaching the position, games playing the point), like a pattern's; phase_line:
+    the game phase with the point's ``line`` cell. int32, to keep the candidates of many games in
+    memory for a fit.
     """
-    index = np.empty((len(occurrence), len(GROUPS)), dtype=np.int64)
+    n_levels = np.shape(occurrence)[1] - 1
+    index = np.empty((len(occurrence), len(column_groups(n_levels))), dtype=np.int32)
     _feature_index(np.asarray(occurrence, dtype=np.float64), np.asarray(chosen, dtype=np.float64),
                    np.asarray(d_last, dtype=np.int64), np.asarray(d_before, dtype=np.int64),
-                   np.asarray(move, dtype=np.int64), index)
+                   np.asarray(move, dtype=np.int64), np.asarray(tactics, dtype=np.int64),
+                   np.asarray(book, dtype=np.float64), np.asarray(line, dtype=np.int64), index)
     return index
 
 
@@ -116,12 +147,8 @@ class Weights:
                    vector=np.zeros(sum(group_sizes(len(levels)))))
 
     def score(self, index: np.ndarray) -> np.ndarray:
-        """Scores of candidates from :func:`feature_index` rows (groups added left to right)."""
-        offsets = np.cumsum((0, *group_sizes(len(self.levels))[:-1]))
-        score = self.vector[index[:, 0] + offsets[0]]
-        for g in range(1, len(GROUPS)):
-            score = score + self.vector[index[:, g] + offsets[g]]
-        return score
+        """Scores of candidates from :func:`feature_index` rows (columns added left to right)."""
+        return _scores(self.vector, index, column_offsets(len(self.levels)))
 
     def to_json(self) -> str:
         """The weights as JSON: the model on the first line, then one line per group."""
@@ -159,21 +186,36 @@ def ranks(scores: np.ndarray, counts: np.ndarray, played: np.ndarray) -> np.ndar
     return 1 + np.bincount(position, ahead, minlength=len(counts))
 
 
-def _loss(vector: np.ndarray, index: np.ndarray, counts: np.ndarray, chosen: np.ndarray, l2: float):
-    """Mean negative log-likelihood of the played moves (softmax over each position) and its gradient."""
-    starts = np.cumsum(counts) - counts
-    z = vector[index].sum(axis=1)
-    peak = np.maximum.reduceat(z, starts)
-    position = segments(counts)
-    e = np.exp(z - peak[position])
-    total = np.add.reduceat(e, starts)
-    loss = (np.log(total) + peak).sum() - z @ chosen
-    residual = e / total[position] - chosen
+@njit(cache=True, nogil=True)
+def _scores(vector, index, offsets):
+    """Per row, the sum of the weights its columns select."""
+    out = np.empty(index.shape[0])
+    for r in range(index.shape[0]):
+        total = 0.0
+        for c in range(index.shape[1]):
+            total += vector[offsets[c] + index[r, c]]
+        out[r] = total
+    return out
+
+
+@njit(cache=True)
+def _loss(vector, index, offsets, counts, played, l2):
+    """Mean negative log-likelihood of the played moves (softmax over each position), L2 added, and its gradient."""
     gradient = np.zeros_like(vector)
-    for g in range(index.shape[1]):
-        gradient += np.bincount(index[:, g], residual, minlength=len(vector))
-    n = len(counts)
-    return loss / n + l2 * vector @ vector, gradient / n + 2 * l2 * vector
+    loss, start = 0.0, 0
+    for p in range(counts.shape[0]):
+        z = _scores(vector, index[start:start + counts[p]], offsets)
+        peak = z.max()
+        e = np.exp(z - peak)
+        total = e.sum()
+        loss += np.log(total) + peak - z[played[p]]
+        e[played[p]] -= total
+        for i in range(counts[p]):
+            for c in range(index.shape[1]):
+                gradient[offsets[c] + index[start + i, c]] += e[i] / total
+        start += counts[p]
+    n = counts.shape[0]
+    return loss / n + l2 * (vector @ vector), gradient / n + 2 * l2 * vector
 
 
 def fit_weights(index: np.ndarray, counts: np.ndarray, played: np.ndarray, *, levels: tuple[str, ...],
@@ -186,13 +228,11 @@ def fit_weights(index: np.ndarray, counts: np.ndarray, played: np.ndarray, *, le
     """
     if len(counts) == 0:
         raise ValueError("no positions to fit")
-    sizes = group_sizes(len(levels))
-    offsets = np.cumsum((0, *sizes[:-1]))
-    columns = [i for i, g in enumerate(GROUPS) if distance or g not in DISTANCE_GROUPS]
-    flat = index[:, columns] + offsets[columns]
-    chosen = np.zeros(len(index), dtype=np.float64)
-    chosen[np.cumsum(counts) - counts + played] = 1.0
-    result = minimize(_loss, np.zeros(sum(sizes)), args=(flat, counts, chosen, l2), jac=True, method="L-BFGS-B",
+    columns = [c for c, g in enumerate(column_groups(len(levels))) if distance or g not in DISTANCE_GROUPS]
+    result = minimize(_loss, np.zeros(sum(group_sizes(len(levels)))), jac=True, method="L-BFGS-B",
+                      args=(index if len(columns) == index.shape[1] else np.ascontiguousarray(index[:, columns]),
+                            column_offsets(len(levels))[columns],
+                            np.asarray(counts, dtype=np.int64), np.asarray(played, dtype=np.int64), l2),
                       options={"maxiter": max_iterations})
     return Weights(levels=tuple(levels), response=response, distance=distance, vector=result.x,
                    fitted={"positions": len(counts), "loss": round(float(result.fun), 6), "iterations": int(result.nit)})

@@ -36,9 +36,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     calibrate.add_argument("--games", required=True, metavar="SRC", help="URL, archive, .sgf file or folder of games")
     calibrate.add_argument("--out", required=True, metavar="FILE.json", help="where to write the weights")
     calibrate.add_argument("--levels", nargs="+", metavar="F", help="candidate families, largest first (default: "
-                           "those of the shipped weights)")
+                           "dia29 dia21 lib13 lib9 lib5, those of the shipped weights)")
     calibrate.add_argument("--no-distance", action="store_true", help="patterns alone: no distance to the last moves")
-    calibrate.add_argument("--max-games", type=int, default=250, metavar="N", help="fit on the first N games (default 250)")
+    calibrate.add_argument("--max-games", type=int, default=1000, metavar="N",
+                           help="fit on the first N games (default 1000)")
     release_options(calibrate)
     calibrate.set_defaults(run=run_calibrate)
 
@@ -51,7 +52,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     holdout.add_argument("--seed", type=int, default=0)
     holdout.add_argument("--calibration", metavar="OUT.tar.gz", help="also write held-out games not in --test, "
                          "to fit ranking weights on (`gopat calibrate`)")
-    holdout.add_argument("--calibration-games", type=int, default=250, metavar="N", help="how many (default 250)")
+    holdout.add_argument("--calibration-games", type=int, default=1000, metavar="N", help="how many (default 1000)")
     holdout.set_defaults(run=run_holdout)
 
 
@@ -63,7 +64,7 @@ def run_suggest(args: argparse.Namespace) -> int:
     from transforms.games import game_row
     from transforms.parsing import parse_games
     from transforms.patterns import FAMILIES
-    from transforms.predict import score_position
+    from transforms.predict import score_position, tactics_text
     from transforms.ranking import DEFAULT_WEIGHTS, load_weights
     from transforms.render import Mark, board_text, pattern_text, point_name
 
@@ -90,15 +91,18 @@ def run_suggest(args: argparse.Namespace) -> int:
     last = f", last move {point_name(*position.last, size=size)}" if position.last else ""
     print(f"{args.sgf}: position after {position.moves} moves, {mover} to move{last} (release {version})")
     print(board_text(size, stones, marks=[Mark(c.row, c.col, LABELS[i]) for i, c in enumerate(top)]))
-    print(f"\n{'':2} {'point':5} {'prob':>6}  {'pattern':15} {'seen':>9} {'chosen':>8} {'rate':>6}  {response_family} seen/chosen")
+    response_header = f"{response_family} seen/chosen"
+    print(f"\n{'':2} {'point':5} {'prob':>6}  {'pattern':15} {'seen':>9} {'chosen':>8} {'rate':>6}  "
+          f"{response_header:15}  tactics")
     for label, cand in zip(LABELS, top):
         level = names.index(cand.family) if cand.family else None
         seen, chosen = (cand.occurrence[level], cand.chosen[level]) if level is not None else (0, 0)
         pattern = f"{cand.family} ({len(FAMILIES[cand.family].layout.points)} pts)" if cand.family else "none"
         rate = f"{chosen / seen:.3f}" if seen else "-"
         response = f"{cand.occurrence[-1]}/{cand.chosen[-1]}" if cand.keys[-1] is not None else "-"
+        book = f"; opening book {cand.book[1]} of {cand.book[0]} games" if cand.book[0] else ""
         print(f"{label:2} {point_name(cand.row, cand.col, size=size):5} {cand.probability:6.3f}  {pattern:15} {seen:9d} "
-              f"{chosen:8d} {rate:>6}  {response}")
+              f"{chosen:8d} {rate:>6}  {response:15}  {tactics_text(cand.tactics)}{book}")
         if args.diagrams and level is not None:
             key = cand.keys[level]
             print(f"   {cand.family} {key}\n   " + pattern_text(cand.family, key).replace("\n", "\n   "))
@@ -124,7 +128,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print(f"  moves {phase:8} {values['positions']:8d} positions  top-1 {values['top1']:.4f}  "
               f"top-5 {values['top5']:.4f}  top-10 {values['top10']:.4f}")
     matched = ", ".join(f"{name} {share:.1%}" for name, share in result["matched"].items())
-    print(f"played move's largest matched pattern: {matched}; d12 response {result['response_matched']:.1%}")
+    print(f"played move's largest matched pattern: {matched}; d12 response {result['response_matched']:.1%}; "
+          f"opening book {result['book_matched']:.1%}")
     return 0
 
 
@@ -134,12 +139,12 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
     from flows.evaluate import predictor_for, read_games, release_version
     from flows.release import Layout
-    from transforms.predict import RESPONSE, fit
-    from transforms.ranking import Weights, load_weights
+    from transforms.predict import LEVELS, RESPONSE, fit
+    from transforms.ranking import Weights
 
     if args.max_games < 1:
         raise ValueError(f"--max-games must be at least 1, got {args.max_games}")
-    names = tuple(args.levels) if args.levels else load_weights().levels
+    names = tuple(args.levels) if args.levels else LEVELS
     blank = Weights.zeros(names, response=RESPONSE, distance=not args.no_distance)
     layout = Layout(Path(args.warehouse))
     version = release_version(layout, args.release)

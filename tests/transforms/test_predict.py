@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from functools import cache
 
 import numpy as np
@@ -14,9 +15,11 @@ from hypothesis import strategies as st
 from tests.transforms.test_board import RulesOracle
 from tests.transforms.test_patterns import GRIDCULAR, chain, d12_keys, digits_key
 from tests.transforms.test_patterns import real_games  # noqa: F401 - the shared module fixture
+from transforms.book import BOOK_MOVES, BOOK_SIZE, build_book, point_images
 from transforms.patterns import FAMILIES, GameMoves, extract_patterns
-from transforms.predict import LEVELS, PHASES, RESPONSE, TOP_K, evaluate, levels, load_predictor, score_position
-from transforms.ranking import COUNT_BINS, DISTANCE_BINS, GROUPS, RATE_BINS, Weights, group_sizes, load_weights
+from transforms.predict import (LEVELS, PHASES, RESPONSE, TOP_K, evaluate, levels, load_predictor, score_position,
+                                tactics_text)
+from transforms.ranking import COUNT_BINS, DISTANCE_BINS, GROUPS, LINES, RATE_BINS, Weights, group_sizes, load_weights
 from transforms.stats import key_strings
 from transforms.symmetry import Group, parse_key
 
@@ -60,11 +63,28 @@ class Grid:
         return self.grid[r][c] if 0 <= r < self.size and 0 <= c < self.size else 3
 
 
-def legal(oracle: RulesOracle, colour: int, r: int, c: int) -> bool:
+def trial_move(oracle: RulesOracle, colour: int, r: int, c: int) -> RulesOracle | None:
+    """The position after ``colour`` plays (r, c) on a copy of ``oracle``; None if the move is illegal."""
     trial = RulesOracle(oracle.size)
     trial.cells = [row[:] for row in oracle.cells]
     trial.ko = oracle.ko
-    return trial.play(colour, r, c) is None
+    return trial if trial.play(colour, r, c) is None else None
+
+
+def tactical_cell(before: RulesOracle, after: RulesOracle, colour: int, point: tuple[int, int],
+                  last: tuple[int, int] | None) -> int:
+    """The tactical cell of a move, read off the boards before and after it is played: stones captured
+    (0, 1, 2-3, 4+), whether the last move's stone was among them, the new chain's liberties (1, 2, 3,
+    4+), whether an opponent chain next to it is left with one liberty, whether it joins a chain of
+    its own colour that had one liberty."""
+    size = before.size
+    captured = [(r, c) for r in range(size) for c in range(size) if before.cells[r][c] == 3 - colour
+                and after.cells[r][c] == 0]
+    size_bin = 0 if not captured else 1 if len(captured) == 1 else 2 if len(captured) <= 3 else 3
+    liberties = min(len(after.chain(*point)[1]), 4)
+    atari = any(after.cells[r][c] == 3 - colour and len(after.chain(r, c)[1]) == 1 for r, c in after.neighbours(*point))
+    escape = any(before.cells[r][c] == colour and len(before.chain(r, c)[1]) == 1 for r, c in before.neighbours(*point))
+    return (((size_bin * 2 + (last in captured)) * 4 + liberties - 1) * 2 + atari) * 2 + escape
 
 
 def reference_positions(game: GameMoves) -> list[dict]:
@@ -86,7 +106,10 @@ def reference_positions(game: GameMoves) -> list[dict]:
                     if grid[r][c] and (r, c) not in libs:
                         stones, liberties = chain(grid, r, c)
                         libs.update(dict.fromkeys(stones, min(len(liberties), 3)))
-            points = [(r, c) for r in range(size) for c in range(size) if grid[r][c] == 0 and legal(oracle, colour, r, c)]
+            trials = {(r, c): trial_move(oracle, colour, r, c)
+                      for r in range(size) for c in range(size) if grid[r][c] == 0}
+            points = [point for point, trial in trials.items() if trial is not None]
+            tactics = [tactical_cell(oracle, trials[point], colour, point, last) for point in points]
             keys = {}
             for name, cells in LEVEL_CELLS.items():
                 keys[name] = []
@@ -101,7 +124,7 @@ def reference_positions(game: GameMoves) -> list[dict]:
                 response = d12_keys(Grid(grid), colour, last)
             keys[RESPONSE] = [response.get(p) for p in points]
             positions.append({"move": t + 1, "colour": colour, "played": (row, col), "points": points, "keys": keys,
-                              "last": last, "before": before})
+                              "last": last, "before": before, "tactics": tactics, "size": size})
         assert oracle.play(colour, row, col) is None
         last, before = None if row < 0 else (row, col), last
     return positions
@@ -116,15 +139,49 @@ def canonical_keys(positions: list[dict]) -> None:
             pos["keys"][name] = [None if k is None else next(canonical) for k in pos["keys"][name]]
 
 
+def book_position(game: GameMoves, move: int) -> tuple | None:
+    """The stones of the moves before ``move`` (1-based) as the smallest of their 8 images (sorted black, white
+    points), and those symmetries; None outside the book (not 19x19, setup stones, a pass before, past BOOK_MOVES)."""
+    if game.board_size != BOOK_SIZE or len(game.setup) or move > BOOK_MOVES or (game.moves[:move - 1, 1] < 0).any():
+        return None
+    images = point_images()
+    played = [(int(c), int(r) * BOOK_SIZE + int(q)) for c, r, q in game.moves[:move - 1]]
+    keys = [(tuple(sorted(images[g][p] for c, p in played if c == B)),
+             tuple(sorted(images[g][p] for c, p in played if c == W))) for g in range(8)]
+    return min(keys), [g for g in range(8) if keys[g] == min(keys)]
+
+
+def reference_book(training: list[GameMoves]) -> tuple[Counter, Counter]:
+    """Games reaching each book position and playing each (position, point): points as their smallest image
+    under the symmetries that map the game onto the position's key."""
+    nodes, edges = Counter(), Counter()
+    images = point_images()
+    for g in training:
+        for move in range(1, min(len(g.moves), BOOK_MOVES) + 1):
+            found = book_position(g, move)
+            if found is not None and g.moves[move - 1, 1] >= 0:
+                key, syms = found
+                point = int(g.moves[move - 1, 1]) * BOOK_SIZE + int(g.moves[move - 1, 2])
+                nodes[key] += 1
+                edges[key, min(images[s][point] for s in syms)] += 1
+    return nodes, edges
+
+
 def reference_scores(pos: dict, counts: dict, weights: Weights) -> list[tuple[float, str | None]]:
     """The ranking model written out: per point, the weights of its largest level seen and the level
     below (rate and count bins), of its response pattern, of its distances to the last two moves, and
-    of the game phase with the last-move distance, the largest level's rate and the response's rate."""
+    of the game phase with the last-move distance, the largest level's rate and the response's rate;
+    of every level's own bins; of the tactical cell; of the opening book's bins; of the game phase
+    with the point's lines from the two nearest edges."""
 
     def bins(occurrence: int, chosen: int) -> tuple[int, int]:
         rate = (chosen + 0.5) / (occurrence + 1)
         return (min(int(math.floor(-2 * math.log2(rate))), RATE_BINS - 1),
                 min(int(math.floor(math.log2(max(occurrence, 1)))), COUNT_BINS - 1))
+
+    def rate_cell(occurrence: int, chosen: int) -> int:
+        rate, count = bins(occurrence, chosen)
+        return rate * COUNT_BINS + count
 
     def distance(point: tuple[int, int], move: tuple[int, int] | None) -> int:
         if move is None:
@@ -135,6 +192,7 @@ def reference_scores(pos: dict, counts: dict, weights: Weights) -> list[tuple[fl
     n = len(weights.levels)
     phase = sum(pos["move"] >= first for first in (11, 31, 61, 101, 201))  # phases from moves 1, 11, ..., 201
     start = dict(zip(GROUPS, np.cumsum((0, *group_sizes(n)[:-1])).tolist(), strict=True))
+    block = RATE_BINS * COUNT_BINS
     scores = []
     for i, point in enumerate(pos["points"]):
         seen = [counts.get((name, pos["keys"][name][i]), (0, 0)) for name in weights.levels]
@@ -144,7 +202,7 @@ def reference_scores(pos: dict, counts: dict, weights: Weights) -> list[tuple[fl
         cells = {}
         for group, level in (("largest", largest), ("below", below)):
             rate, count = bins(*seen[level]) if level is not None else (0, 0)  # none: the cell after the levels'
-            cells[group] = (n if level is None else level) * RATE_BINS * COUNT_BINS + rate * COUNT_BINS + count
+            cells[group] = (n if level is None else level) * block + rate * COUNT_BINS + count
         largest_rate = (n if largest is None else largest) * RATE_BINS + (bins(*seen[largest])[0] if largest is not None else 0)
         response = counts.get((RESPONSE, pos["keys"][RESPONSE][i]), (0, 0))
         rate, count = bins(*response) if pos["keys"][RESPONSE][i] is not None and response[0] >= 1 else (RATE_BINS, 0)
@@ -153,9 +211,19 @@ def reference_scores(pos: dict, counts: dict, weights: Weights) -> list[tuple[fl
         cells["phase_last_move"] = phase * DISTANCE_BINS + cells["last_move"]
         cells["phase_largest"] = phase * (n * RATE_BINS + 1) + largest_rate
         cells["phase_response"] = phase * (RATE_BINS + 1) + rate
+        cells["tactics"] = pos["tactics"][i]
+        reached, chosen = pos["book"][i]
+        cells["book"] = rate_cell(reached, chosen) if reached >= 1 else block
+        near, far = sorted(min(x, pos["size"] - 1 - x) for x in point)  # 0: the edge
+        cells["phase_line"] = phase * LINES * LINES + min(near, LINES - 1) * LINES + min(far, LINES - 1)
         score = 0.0
         for group in GROUPS:
-            score = score + weights.vector[start[group] + cells[group]]
+            if group == "level":  # one weight per level: its bins, or the level's "unseen" cell
+                for lv, (occurrence, chosen) in enumerate(seen):
+                    cell = rate_cell(occurrence, chosen) if occurrence >= 1 else block
+                    score = score + weights.vector[start[group] + lv * (block + 1) + cell]
+            else:
+                score = score + weights.vector[start[group] + cells[group]]
         scores.append((float(score), None if largest is None else weights.levels[largest]))
     return scores
 
@@ -180,14 +248,22 @@ def ascii_setup(text: str) -> tuple[int, list]:
 
 def check_positions(games: list[GameMoves], training: list[GameMoves]) -> None:
     stats = stats_frame(training)
-    predictor = load_predictor(stats, weights=WEIGHTS)
+    predictor = load_predictor(stats, weights=WEIGHTS, book=build_book(training))
     counts = counts_of(stats)
+    nodes, edges = reference_book(training)
+    images = point_images()
     hits = np.zeros((len(PHASES), len(TOP_K)), dtype=np.int64)
     positions = np.zeros(len(PHASES), dtype=np.int64)
     for g in games:
         expected = reference_positions(g)
         canonical_keys(expected)
         for pos in expected:
+            found = book_position(g, pos["move"])
+            pos["book"] = [(0, 0)] * len(pos["points"])
+            if found is not None and nodes[found[0]]:
+                key, syms = found
+                pos["book"] = [(nodes[key], edges[key, min(images[s][r * BOOK_SIZE + c] for s in syms)])
+                               for r, c in pos["points"]]
             got = score_position(predictor, g, moves=pos["move"] - 1)
             assert got.colour == pos["colour"]
             by_point = {(c.row, c.col): c for c in got.candidates}
@@ -199,6 +275,7 @@ def check_positions(games: list[GameMoves], training: list[GameMoves]) -> None:
                 assert [None if k is None else parse_key(k) for k in cand.keys] == want
                 assert cand.score == scores[i][0] and cand.family == scores[i][1]
                 assert (cand.occurrence[-1], cand.chosen[-1]) == counts.get((RESPONSE, want[-1]), (0, 0))
+                assert cand.book == pos["book"][i]
             order = sorted(range(len(scores)), key=lambda i: (-scores[i][0], i))
             assert [(c.row, c.col) for c in got.candidates] == [pos["points"][i] for i in order]
             rank = order.index(pos["points"].index(pos["played"])) + 1
@@ -232,7 +309,7 @@ def small_games(draw) -> GameMoves:
         else:
             points = [(r, c) for r in range(size) for c in range(size) if oracle.cells[r][c] == 0]
             row, col = draw(st.sampled_from(points)) if points else (-1, -1)
-            if not legal(oracle, colour, row, col):
+            if trial_move(oracle, colour, row, col) is None:
                 continue
         assert oracle.play(colour, row, col) is None
         moves.append((colour, row, col))
@@ -307,6 +384,34 @@ def test_a_capture_learned_from_statistics_ranks_first_with_its_counts():
     assert best.probability > position.candidates[1].probability
     rest = [(c.row, c.col) for c in position.candidates[1:]]
     assert rest == sorted(rest) and len(rest) == 25 - 4 - 1
+
+
+TACTICS = """
+O . . . . . . . X
+X X . . . . . . O
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. O . . . . . . .
+. . O O . . . . .
+"""
+
+
+def test_tactical_cells_of_hand_checked_points():
+    # white has just played (0,1): its two stones in the corner have one liberty left, (0,2)
+    size, setup = ascii_setup(TACTICS)
+    predictor = load_predictor(pl.DataFrame(schema={"family": pl.String, "key": pl.String,
+                                                    "occurrence": pl.Int64, "chosen": pl.Int64}))
+    position = score_position(predictor, game(size, setup, [(W, 0, 1)]), moves=1)
+    assert position.colour == B
+    tactics = {(c.row, c.col): tactics_text(c.tactics) for c in position.candidates}
+    assert tactics[(0, 2)] == "captures 2-3 (the last move), 3 liberties"
+    assert tactics[(0, 7)] == "2 liberties, escapes atari"  # joins the black stone in atari at (0,8)
+    assert tactics[(1, 7)] == "3 liberties, atari"  # the white stone at (1,8) keeps one liberty
+    assert tactics[(8, 1)] == "1 liberty"  # self-atari; the white stones keep 3 liberties each
+    assert tactics[(4, 4)] == "4+ liberties"
 
 
 SUICIDE_AND_KO = """

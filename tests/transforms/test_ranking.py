@@ -20,21 +20,32 @@ BLOCK = 20 * 12  # rate bins x count bins of one level
 
 
 def test_feature_index_bins_by_hand():
-    # two levels then the response pattern; columns: largest, below, response, last move, move before
+    # two levels then the response pattern; columns: largest, below, response, last move, move before,
+    # phase x (last move, largest rate, response rate), level 0, level 1, tactics, opening book, phase x line
     occurrence = np.array([[10, 40, 0], [0, 0, 1], [0, 1, 0], [10**7, 10**7, 0]])
     chosen = np.array([[9, 9, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]])
     moves = np.array([1, 10, 11, 250])  # phases 0, 0, 1, 5 (from moves 1, 11, 31, 61, 101, 201)
-    index = feature_index(occurrence, chosen, np.array([3, 0, 2, 40]), np.array([25, 0, 19, 4]), moves)
+    tactics = np.array([5, 0, 127, 64])
+    # opening book (games reaching the position, playing the point): 60.5/101 rate bin 1, 100 count bin 6;
+    # never reached: "none"; 0.5/4 bin 6, 3 bin 1; a million of a million: bins 0 and 11 (capped)
+    book = np.array([[100, 60], [0, 0], [3, 0], [10**6, 10**6]])
+    lines = np.array([0, 35, 7, 21])
+    index = feature_index(occurrence, chosen, np.array([3, 0, 2, 40]), np.array([25, 0, 19, 4]), moves, tactics, book,
+                          lines)
+    assert index.dtype == np.int32
+    level1 = BLOCK + 1  # each level's cells, then its "unseen" cell
     assert index.tolist() == [
         # rate 9.5/11: bin 0, 10 seen: bin 3 | rate 9.5/41: bin 4, 40 seen: bin 5 | no response | distances |
-        # phase 0 with: distance 3, level 0 rate bin 0, no response (rate "bin" 20)
-        [0 * 12 + 3, BLOCK + 4 * 12 + 5, BLOCK, 3, 19, 3, 0, 20],
+        # phase 0 with: distance 3, level 0 rate bin 0, no response (rate "bin" 20) | both levels' own bins
+        [0 * 12 + 3, BLOCK + 4 * 12 + 5, BLOCK, 3, 19, 3, 0, 20, 3, level1 + 4 * 12 + 5, 5, 1 * 12 + 6, 0],
         # nothing seen: the "none" cell of both level groups; response 1.5/2: bin 0, once: bin 0
-        [2 * BLOCK, 2 * BLOCK, 0, 0, 0, 0, 40, 0],
+        [2 * BLOCK, 2 * BLOCK, 0, 0, 0, 0, 40, 0, BLOCK, level1 + BLOCK, 0, BLOCK, 35],
         # only the smaller level seen (0.5/2: bin 4, once: bin 0); nothing below it; phase 1
-        [BLOCK + 4 * 12, 2 * BLOCK, BLOCK, 2, 19, 20 + 2, 41 + 20 + 4, 21 + 20],
+        [BLOCK + 4 * 12, 2 * BLOCK, BLOCK, 2, 19, 20 + 2, 41 + 20 + 4, 21 + 20, BLOCK, level1 + 4 * 12, 127,
+         6 * 12 + 1, 36 + 7],
         # seen ten million times, never chosen: both bins capped; phase 5
-        [19 * 12 + 11, BLOCK + 19 * 12 + 11, BLOCK, 19, 4, 100 + 19, 5 * 41 + 19, 5 * 21 + 20],
+        [19 * 12 + 11, BLOCK + 19 * 12 + 11, BLOCK, 19, 4, 100 + 19, 5 * 41 + 19, 5 * 21 + 20, 19 * 12 + 11,
+         level1 + 19 * 12 + 11, 64, 0 * 12 + 11, 5 * 36 + 21],
     ]
 
 
