@@ -45,7 +45,7 @@ def _slot(table, packed):
     return i
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fill_table(table, tags, keys, occurrence, chosen):
     for r in range(keys.shape[0]):
         packed = (tags[r] << _TAG_SHIFT) | keys[r]
@@ -498,15 +498,21 @@ def load_predictor(stats: pl.DataFrame | Iterable[pl.DataFrame], *, weights: Wei
         raise ValueError("give the number of rows of batched statistics")
     table = np.zeros((1 << max(4, (4 * rows // 3).bit_length()), 3), dtype=np.int64)  # load factor < 3/4
     tags = {name: tag for tag, name in enumerate((*lv.names, lv.response), start=1)}
-    loaded = 0
-    for batch in stats:
-        frame = batch.filter(pl.col("family").is_in(list(tags))).select(
-            pl.col("family").replace_strict(tags, return_dtype=pl.Int64),
-            pl.col("key").str.to_integer(base=4, dtype=pl.Int64), "occurrence", "chosen")
-        loaded += len(frame)
-        if loaded > rows:
-            raise ValueError(f"more than the {rows} announced pattern rows")
-        _fill_table(table, *(frame[c].to_numpy().astype(np.int64, copy=False) for c in frame.columns))
+    loaded, filling = 0, None
+    with ThreadPoolExecutor(1) as pool:  # one batch goes into the table while the next is decoded
+        for batch in stats:
+            frame = batch.filter(pl.col("family").is_in(list(tags))).select(
+                pl.col("family").replace_strict(tags, return_dtype=pl.Int64),
+                pl.col("key").str.to_integer(base=4, dtype=pl.Int64), "occurrence", "chosen")
+            loaded += len(frame)
+            if loaded > rows:
+                raise ValueError(f"more than the {rows} announced pattern rows")
+            if filling is not None:
+                filling.result()
+            filling = pool.submit(_fill_table, table, *(frame[c].to_numpy().astype(np.int64, copy=False)
+                                                        for c in frame.columns))
+        if filling is not None:
+            filling.result()
     return Predictor(levels=lv, table=table, weights=weights, n_patterns=loaded, book=book or Book(nodes={}, edges={}))
 
 
