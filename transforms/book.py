@@ -63,10 +63,14 @@ def _positions(colours: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.
 
 @dataclass(frozen=True)
 class Book:
-    """Games reaching each opening position (``nodes``) and choosing each move there (``edges``), canonical."""
+    """Opening positions (canonical ``keys``, sorted) with the ``games`` reaching each, and per position its moves:
+    ``points[starts[i]:starts[i + 1]]`` (canonical images, sorted) and the games that played each (``chosen``)."""
 
-    nodes: dict[int, int]
-    edges: dict[tuple[int, int], int]
+    keys: np.ndarray
+    games: np.ndarray
+    starts: np.ndarray
+    points: np.ndarray
+    chosen: np.ndarray
 
     def counts(self, game: GameMoves, positions: Sequence[tuple[int, np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per (move number, candidate points) of ``game``: games reaching the position before that move
@@ -81,14 +85,15 @@ class Book:
         for move, candidates in positions:
             zeros = np.zeros(len(candidates), dtype=np.int64)
             inside = keys is not None and 1 <= move <= BOOK_MOVES and (move == 1 or points[0, move - 2] >= 0)
-            reached = self.nodes.get(int(keys[0, move - 1]), 0) if inside else 0
-            if not reached:
+            node = int(np.searchsorted(self.keys, keys[0, move - 1])) if inside else len(self.keys)
+            if node == len(self.keys) or self.keys[node] != keys[0, move - 1]:
                 out.append((zeros, zeros))
                 continue
-            key = int(keys[0, move - 1])
             images = _IMAGES[tied[0, move - 1]][:, candidates].min(axis=0)
-            chosen = np.array([self.edges.get((key, p), 0) for p in images.tolist()], dtype=np.int64)
-            out.append((np.full(len(candidates), reached, dtype=np.int64), chosen))
+            moves = self.points[self.starts[node]:self.starts[node + 1]]
+            at = np.minimum(np.searchsorted(moves, images), len(moves) - 1)
+            chosen = np.where(moves[at] == images, self.chosen[self.starts[node] + at], 0)
+            out.append((np.full(len(candidates), self.games[node], dtype=np.int64), chosen))
         return out
 
 
@@ -100,6 +105,8 @@ def build_book(games: Sequence[GameMoves]) -> Book:
     images = np.moveaxis(_IMAGES[:, np.where(played, points, 0)], 0, 2)
     images = np.where(tied, images, np.iinfo(np.int64).max).min(axis=2)
     node_keys, node_games = np.unique(keys[played], return_counts=True)
-    edge_keys, edge_games = np.unique(np.stack([keys[played], images[played]], axis=1), axis=0, return_counts=True)
-    return Book(nodes=dict(zip(node_keys.tolist(), node_games.tolist(), strict=True)),
-                edges={(k, p): n for (k, p), n in zip(edge_keys.tolist(), edge_games.tolist(), strict=True)})
+    edges, chosen = np.unique(np.stack([keys[played], images[played]], axis=1).reshape(-1, 2), axis=0,
+                              return_counts=True)  # sorted by position, then point
+    starts = np.searchsorted(edges[:, 0], node_keys)
+    return Book(keys=node_keys, games=node_games.astype(np.int64), starts=np.append(starts, len(edges)),
+                points=edges[:, 1], chosen=chosen.astype(np.int64))

@@ -11,7 +11,7 @@ import numpy as np
 import polars as pl
 from numba import njit
 
-from transforms.book import BOOK_MOVES, Book
+from transforms.book import BOOK_MOVES, Book, build_book
 from transforms.board import BLACK, EMPTY, OK, WHITE, flood_chain, new_board, place_setup, play_move
 from transforms.patterns import FAMILIES, GameMoves, fill_liberties, last_move_keys, pack_games, refresh_liberties
 from transforms.ranking import LINES, Weights, feature_index, fit_weights, largest_level, load_weights, ranks
@@ -513,7 +513,7 @@ def load_predictor(stats: pl.DataFrame | Iterable[pl.DataFrame], *, weights: Wei
                                                         for c in frame.columns))
         if filling is not None:
             filling.result()
-    return Predictor(levels=lv, table=table, weights=weights, n_patterns=loaded, book=book or Book(nodes={}, edges={}))
+    return Predictor(levels=lv, table=table, weights=weights, n_patterns=loaded, book=book or build_book([]))
 
 
 @dataclass(frozen=True)
@@ -606,7 +606,8 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
     1-30, 31-100, 101-200, 201+), ``matched`` (share of positions whose move's largest pattern seen
     before was each level, or ``none``), ``response_matched`` (share whose move had a response
     pattern seen before), ``book_matched`` (share whose position was in the opening book) and
-    ``pattern_points`` (cells per level). Candidates rank by score, then by row-major point. Raises ValueError for an illegal move.
+    ``pattern_points`` (cells per level). Candidates rank by score, then by row-major point.
+    Raises ValueError for an illegal move.
     """
     names = predictor.levels.names
     hits = np.zeros((len(PHASES), len(TOP_K)), dtype=np.int64)
