@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import duckdb
 import numpy as np
 import pyarrow as pa
+from numba import njit
 
 from expectations.runner import (
     Invariant,
     SuiteResult,
+    count_invariants,
     manifest_fact,
     run_invariants,
     schema_invariant,
@@ -19,7 +23,7 @@ from expectations.runner import (
     table_columns,
 )
 from transforms.patterns import FAMILIES, stones
-from transforms.symmetry import Element, Group, key_string
+from transforms.symmetry import Group, key_string
 
 TABLE = "pattern_stats"
 SCHEMA = {
@@ -37,7 +41,8 @@ SCHEMA = {
 SYMMETRIES = (8, 16)
 RESULT_FAMILY = "blk4"
 BATCH_ROWS = 1 << 20
-MERGE_TABLE = "_pattern_stats_merge_check"  # scratch table of the 16 = merged 8 check, dropped after
+MERGE_TABLE = "_pattern_stats_merge_check"  # prefix of the scratch tables of the key checks, dropped after
+MERGE_PARTITION_ROWS = 8_000_000  # rows of a family per scratch table
 SAMPLES = 3
 
 
@@ -62,124 +67,29 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
     return run_invariants(TABLE, invariants)
 
 
-def key_digits(keys: pa.Array, n_digits: int) -> np.ndarray:
-    """The digits of key texts as a (rows, n_digits) uint8 matrix, without a Python loop.
-
-    Every key must be a non-null string of exactly `n_digits` digits 0..3 (filter in SQL first).
-    """
-    keys = keys.cast(pa.large_string())
-    offsets = np.frombuffer(keys.buffers()[1], dtype=np.int64)[keys.offset : keys.offset + len(keys) + 1]
-    if keys.null_count or np.any(np.diff(offsets) != n_digits):
-        raise ValueError(f"keys must be {n_digits} digits long")
-    if not len(keys):
-        return np.zeros((0, n_digits), dtype=np.uint8)
-    data = np.frombuffer(keys.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
-    digits = (data - np.uint8(ord("0"))).reshape(-1, n_digits)
-    if np.any(digits > 3):
-        raise ValueError("keys must be digits 0..3")
-    return digits
-
-
-def encode_digits(digits: np.ndarray) -> np.ndarray:
-    """Base-4 int64 keys of a (rows, n_digits) digit matrix, most significant digit first."""
-    keys = np.zeros(len(digits), dtype=np.int64)
-    for column in range(digits.shape[1]):
-        keys <<= 2
-        keys |= digits[:, column]
-    return keys
-
-
-def apply_element(element: Element, digits: np.ndarray) -> np.ndarray:
-    """Digit matrix of every key transformed by `element` (``new[i] = maps[i][old[perm[i]]]``)."""
-    maps = np.array(element.maps, dtype=np.uint8)
-    columns = np.arange(element.n_digits)
-    return maps[columns, digits[:, list(element.perm)]]
-
-
 def _row_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
-    """Row checks as DuckDB queries returning the violating rows."""
+    """Row checks counted in one DuckDB scan (evidence is queried only for the checks that fail)."""
     registered = ", ".join(f"'{name}'" for name in FAMILIES)
-    lengths = ", ".join(f"('{name}', {family.layout.n_digits})" for name, family in FAMILIES.items())
     result_limit = 4 ** FAMILIES[RESULT_FAMILY].layout.n_digits
-    t = TABLE
-    return [
-        _unique_keys(con),
-        sql_invariant(
-            con,
-            "family_is_registered",
-            f"SELECT family, symmetry, key FROM {t} WHERE family IS NULL OR family NOT IN ({registered})",
-        ),
-        sql_invariant(
-            con,
-            "symmetry_in_8_16",
-            f"SELECT family, symmetry, key FROM {t} WHERE symmetry IS NULL OR symmetry NOT IN (8, 16)",
-        ),
-        sql_invariant(
-            con,
-            "key_is_colour_then_family_digits",
-            f"""SELECT family, symmetry, key FROM {t} JOIN (VALUES {lengths}) AS f(family, n_digits) USING (family)
-                WHERE key IS NULL OR length(key) <> n_digits OR NOT regexp_full_match(key, '[12][0-3]*')""",
-        ),
-        sql_invariant(
-            con,
-            "occurrence_at_least_1",
-            f"SELECT family, symmetry, key, occurrence FROM {t} WHERE occurrence IS NULL OR occurrence < 1",
-        ),
-        sql_invariant(
-            con,
-            "chosen_between_0_and_occurrence",
-            f"""SELECT family, symmetry, key, chosen, occurrence FROM {t}
-                WHERE chosen IS NULL OR chosen < 0 OR chosen > occurrence""",
-        ),
-        sql_invariant(
-            con,
-            "chosen_rate_between_0_and_1",
-            f"""SELECT family, symmetry, key, chosen_rate FROM {t}
-                WHERE chosen_rate IS NULL OR NOT (chosen_rate BETWEEN 0 AND 1)""",
-        ),
-        sql_invariant(
-            con,
-            "chosen_rate_is_chosen_over_occurrence",
-            f"""SELECT family, symmetry, key, chosen_rate, chosen, occurrence FROM {t}
-                WHERE NOT (abs(chosen_rate - chosen::DOUBLE / occurrence) <= 1e-12)""",
-        ),
-        sql_invariant(
-            con,
-            "orbit_size_divides_symmetry",
-            f"""SELECT family, symmetry, key, orbit_size FROM {t}
-                WHERE CASE WHEN orbit_size >= 1 THEN symmetry % orbit_size <> 0 ELSE true END""",
-        ),
-        sql_invariant(
-            con,
-            "result_is_blk4_mask_else_null",
-            f"""SELECT family, symmetry, key, result FROM {t}
-                WHERE (family = '{RESULT_FAMILY}') IS DISTINCT FROM (result IS NOT NULL)
-                   OR result < 0 OR result >= {result_limit}""",
-        ),
-        sql_invariant(
-            con,
-            "diagram_present",
-            f"SELECT family, symmetry, key FROM {t} WHERE diagram IS NULL OR diagram = ''",
-        ),
-    ]
-
-
-def _unique_keys(con: duckdb.DuckDBPyConnection) -> Invariant:
-    """(family, symmetry, key) unique, checked one (family, symmetry) part at a time to bound memory."""
-    parts = con.sql(f"SELECT DISTINCT family, symmetry FROM {TABLE} ORDER BY ALL").fetchall()
-    found = [
-        sql_invariant(
-            con,
-            "family_symmetry_key_unique",
-            f"""SELECT family, symmetry, key, count(*) AS copies FROM {TABLE}
-                WHERE family IS NOT DISTINCT FROM $family AND symmetry IS NOT DISTINCT FROM $symmetry
-                GROUP BY ALL HAVING count(*) > 1""",
-            params={"family": family, "symmetry": symmetry},
-        )
-        for family, symmetry in parts
-    ]
-    evidence = "; ".join(invariant.evidence for invariant in found if invariant.violations)
-    return Invariant("family_symmetry_key_unique", sum(invariant.violations for invariant in found), evidence)
+    return count_invariants(con, TABLE, {
+        "family_is_registered": ("family, symmetry, key", f"family IS NULL OR family NOT IN ({registered})"),
+        "symmetry_in_8_16": ("family, symmetry, key", "symmetry IS NULL OR symmetry NOT IN (8, 16)"),
+        "occurrence_at_least_1": ("family, symmetry, key, occurrence", "occurrence IS NULL OR occurrence < 1"),
+        "chosen_between_0_and_occurrence": (
+            "family, symmetry, key, chosen, occurrence", "chosen IS NULL OR chosen < 0 OR chosen > occurrence"),
+        "chosen_rate_between_0_and_1": (
+            "family, symmetry, key, chosen_rate", "chosen_rate IS NULL OR NOT (chosen_rate BETWEEN 0 AND 1)"),
+        "chosen_rate_is_chosen_over_occurrence": (
+            "family, symmetry, key, chosen_rate, chosen, occurrence",
+            "NOT (abs(chosen_rate - chosen::DOUBLE / occurrence) <= 1e-12)"),
+        "orbit_size_divides_symmetry": (
+            "family, symmetry, key, orbit_size", "CASE WHEN orbit_size >= 1 THEN symmetry % orbit_size <> 0 ELSE true END"),
+        "result_is_blk4_mask_else_null": (
+            "family, symmetry, key, result",
+            f"""(family = '{RESULT_FAMILY}') IS DISTINCT FROM (result IS NOT NULL)
+                OR result < 0 OR result >= {result_limit}"""),
+        "diagram_present": ("family, symmetry, key", "diagram IS NULL OR diagram = ''"),
+    })
 
 
 def _total_invariants(con: duckdb.DuckDBPyConnection, chosen_events: Mapping[str, int]) -> list[Invariant]:
@@ -236,10 +146,19 @@ class _Tally:
 
 
 def _key_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
-    """Canonical keys, orbit sizes, stones, variants and the 16 = merged 8 check, family by family."""
+    """Key format, uniqueness, canonical keys, orbit sizes, stones, variants and the 16 = merged 8 check.
+
+    Family by family, every key of the 8 and 16 symmetries is parsed and checked in batches; the
+    well-formed ones go to scratch tables (their own key, and the 16-canonical key they merge into),
+    split by merge key into parts of about MERGE_PARTITION_ROWS rows, where DuckDB finds duplicates
+    and sums the merge one part at a time (a part's hash tables fit in memory; a key's 8 and 16
+    rows and any copies of a row all land in the same part).
+    """
     tallies = {
         name: _Tally(name)
         for name in (
+            "key_is_colour_then_family_digits",
+            "family_symmetry_key_unique",
             "key_is_canonical",
             "orbit_size_matches_key",
             "key_variants_recanonicalise_to_key",
@@ -247,40 +166,46 @@ def _key_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
             "symmetry16_is_symmetry8_merged_by_colour_swap",
         )
     }
-    present = {row[0] for row in con.sql(f"SELECT DISTINCT family FROM {TABLE}").fetchall()}
-    for family in sorted(present & set(FAMILIES)):
+    present = dict(con.execute(f"SELECT family, count(*) FROM {TABLE} GROUP BY family").fetchall())
+    for family in sorted(set(present) & set(FAMILIES)):
         groups = {symmetry: FAMILIES[family].group(symmetry) for symmetry in SYMMETRIES}
-        con.execute(f"CREATE OR REPLACE TABLE {MERGE_TABLE} (symmetry INTEGER, key BIGINT, occurrence BIGINT, chosen BIGINT)")
+        parts = 1 << max(0, math.ceil(math.log2(present[family] / MERGE_PARTITION_ROWS)))
+        tables = [f"{MERGE_TABLE}_{part}" for part in range(parts)]
         try:
+            for table in tables:
+                con.execute(
+                    f"CREATE OR REPLACE TEMP TABLE {table} "
+                    "(symmetry INTEGER, own BIGINT, key BIGINT, occurrence BIGINT, chosen BIGINT)"
+                )
             for symmetry in SYMMETRIES:
                 for batch in _batches(con, family, symmetry):
-                    keys = _check_batch(family, groups[symmetry], batch, tallies)
-                    if symmetry == 8:
-                        keys = groups[16].canonicalize(keys)[0]
+                    keys, ok = _check_batch(family, groups[symmetry], batch, tallies)
+                    merge_keys = groups[16].canonicalize(keys)[0] if symmetry == 8 else keys
                     merge_rows = pa.table({
-                        "symmetry": pa.array(np.full(len(keys), symmetry, dtype=np.int32)),
-                        "key": keys, "occurrence": batch["occurrence"], "chosen": batch["chosen"],
+                        "symmetry": pa.array(np.full(len(keys), symmetry, dtype=np.int32)), "own": keys,
+                        "key": merge_keys, "occurrence": batch["occurrence"][ok], "chosen": batch["chosen"][ok],
                     })
-                    con.register("merge_rows", merge_rows)
-                    con.execute(f"INSERT INTO {MERGE_TABLE} FROM merge_rows")
-                    con.unregister("merge_rows")
-            count, examples = _merge_differences(con, family)
+                    for part, table in enumerate(tables):
+                        con.register("merge_rows", merge_rows.filter(pa.array(merge_keys % parts == part)))
+                        con.execute(f"INSERT INTO {table} FROM merge_rows")
+                        con.unregister("merge_rows")
+            for table in tables:
+                tallies["family_symmetry_key_unique"].add(*_duplicates(con, family, table))
+                tallies["symmetry16_is_symmetry8_merged_by_colour_swap"].add(*_merge_differences(con, family, table))
         finally:
-            con.execute(f"DROP TABLE IF EXISTS {MERGE_TABLE}")
-        tallies["symmetry16_is_symmetry8_merged_by_colour_swap"].add(count, examples)
+            for table in tables:
+                con.execute(f"DROP TABLE IF EXISTS {table}")
     return [tally.invariant() for tally in tallies.values()]
 
 
 def _batches(con: duckdb.DuckDBPyConnection, family: str, symmetry: int) -> Iterator[dict[str, np.ndarray]]:
-    """Well-formed rows of one family and symmetry as numpy columns, about BATCH_ROWS at a time."""
+    """The rows of one family and symmetry as numpy columns (keys as Arrow strings), about BATCH_ROWS at a time."""
     with con.cursor() as cursor:  # its own cursor: the caller writes through `con` while this streams
         reader = cursor.sql(
             f"""SELECT key, coalesce(orbit_size, 0) AS orbit_size, coalesce(stones, -1) AS stones,
                        coalesce(occurrence, 0) AS occurrence, coalesce(chosen, 0) AS chosen
-                FROM {TABLE}
-                WHERE family = $family AND symmetry = $symmetry AND length(key) = $n_digits
-                  AND regexp_full_match(key, '[0-3]+')""",
-            params={"family": family, "symmetry": symmetry, "n_digits": FAMILIES[family].layout.n_digits},
+                FROM {TABLE} WHERE family = $family AND symmetry = $symmetry""",
+            params={"family": family, "symmetry": symmetry},
         ).to_arrow_reader(BATCH_ROWS)
         pending: list[pa.RecordBatch] = []
         rows = 0
@@ -288,69 +213,127 @@ def _batches(con: duckdb.DuckDBPyConnection, family: str, symmetry: int) -> Iter
             pending.append(record_batch)
             rows += record_batch.num_rows
             if rows >= BATCH_ROWS:
-                yield _columns(pending, family)
+                yield _columns(pending)
                 pending, rows = [], 0
         if rows:
-            yield _columns(pending, family)
+            yield _columns(pending)
 
 
-def _columns(record_batches: list[pa.RecordBatch], family: str) -> dict[str, np.ndarray]:
-    """Numpy columns of record batches; `digits` is the key digit matrix."""
+def _columns(record_batches: list[pa.RecordBatch]) -> dict[str, np.ndarray]:
+    """Numpy columns of record batches; `key` stays an Arrow string array."""
     table = pa.Table.from_batches(record_batches)
     columns = {name: table.column(name).to_numpy() for name in ("orbit_size", "stones", "occurrence", "chosen")}
-    keys = pa.concat_arrays(table.column("key").chunks)
-    columns["digits"] = key_digits(keys, FAMILIES[family].layout.n_digits)
+    columns["key"] = pa.concat_arrays(table.column("key").chunks).cast(pa.large_string())
     return columns
 
 
-def _check_batch(family: str, group: Group, batch: dict[str, np.ndarray], tallies: dict[str, _Tally]) -> np.ndarray:
-    """Tally the key invariants of one batch of one family and symmetry; returns its int64 keys."""
-    digits = batch["digits"]
-    n_digits = digits.shape[1]
-    keys = encode_digits(digits)
+def _check_batch(
+    family: str, group: Group, batch: dict, tallies: dict[str, _Tally]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Tally the key invariants of one batch of one family and symmetry.
+
+    Returns the int64 keys of its well-formed rows and the mask of those rows in the batch.
+    """
+    n_digits = FAMILIES[family].layout.n_digits
+    texts = batch["key"]
+    parsed, variants, ok = parse_keys(texts, n_digits=n_digits, group=group)
+    bad = np.flatnonzero(~ok)
+    tallies["key_is_colour_then_family_digits"].add(
+        len(bad), (f"{family}/{group.order} {texts[int(row)]}" for row in bad[:SAMPLES]))
+    keys, variants = parsed[ok], variants[ok]
     canonical, orbit, _ = group.canonicalize(keys)
-    variant_digits = np.empty_like(digits)
-    for index, element in enumerate(group.elements):
-        variant_digits[index :: group.order] = apply_element(element, digits[index :: group.order])
-    variants = encode_digits(variant_digits)
     recanonical = group.canonicalize(variants)[0]
     counted = stones(family, keys)
 
     def text(key: np.int64) -> str:
         return key_string(int(key), n_digits)
 
+    orbit_sizes, stones_given = batch["orbit_size"][ok], batch["stones"][ok]
     checks: dict[str, tuple[np.ndarray, Callable[[int], str]]] = {
         "key_is_canonical": (canonical != keys, lambda row: f"canonical form {text(canonical[row])}"),
         "orbit_size_matches_key": (
-            batch["orbit_size"] != orbit,
-            lambda row: f"orbit_size {batch['orbit_size'][row]}, recomputed {orbit[row]}",
-        ),
+            orbit_sizes != orbit, lambda row: f"orbit_size {orbit_sizes[row]}, recomputed {orbit[row]}"),
         "key_variants_recanonicalise_to_key": (
             recanonical != keys,
             lambda row: f"variant {text(variants[row])} re-canonicalises to {text(recanonical[row])}",
         ),
-        "stones_match_key": (
-            batch["stones"] != counted,
-            lambda row: f"stones {batch['stones'][row]}, recomputed {counted[row]}",
-        ),
+        "stones_match_key": (stones_given != counted, lambda row: f"stones {stones_given[row]}, recomputed {counted[row]}"),
     }
-    for name, (bad, describe) in checks.items():
-        rows = np.flatnonzero(bad)
+    for name, (wrong, describe) in checks.items():
+        rows = np.flatnonzero(wrong)
         examples = (f"{family}/{group.order} {text(keys[row])}: {describe(row)}" for row in rows[:SAMPLES])
         tallies[name].add(len(rows), examples)
-    return keys
+    return keys, ok
 
 
-def _merge_differences(con: duckdb.DuckDBPyConnection, family: str) -> tuple[int, list[str]]:
+def parse_keys(texts: pa.Array, *, n_digits: int, group: Group) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Keys of digit texts, one variant of each, and which texts are well-formed keys.
+
+    A well-formed key is `n_digits` digits 0..3 whose first (the colour to move) is 1 or 2. Row i's
+    variant is its key transformed by group element ``i % group.order``, computed digit by digit
+    from the element's permutation and value maps (not with the byte tables `Group.canonicalize`
+    uses), so the variant check compares two implementations.
+    """
+    texts = texts.cast(pa.large_string())
+    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64)[texts.offset : texts.offset + len(texts) + 1]
+    data = np.frombuffer(texts.buffers()[2], dtype=np.uint8) if len(texts) and texts.buffers()[2] else np.zeros(0, np.uint8)
+    valid = texts.is_valid().to_numpy(zero_copy_only=False)
+    perms = np.array([element.perm for element in group.elements], dtype=np.int64)
+    maps = np.array([element.maps for element in group.elements], dtype=np.int64)
+    return _parse_keys(offsets, data, valid, n_digits, perms, maps)
+
+
+@njit(cache=True, nogil=True)
+def _parse_keys(
+    offsets: np.ndarray, data: np.ndarray, valid: np.ndarray, n_digits: int, perms: np.ndarray, maps: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rows = valid.size
+    keys = np.zeros(rows, dtype=np.int64)
+    variants = np.zeros(rows, dtype=np.int64)
+    ok = np.zeros(rows, dtype=np.bool_)
+    digits = np.zeros(n_digits, dtype=np.int64)
+    for row in range(rows):
+        start = offsets[row]
+        if not valid[row] or offsets[row + 1] - start != n_digits:
+            continue
+        good = True
+        key = 0
+        for i in range(n_digits):
+            digit = np.int64(data[start + i]) - 48
+            good = good and 0 <= digit <= 3
+            digits[i] = digit & 3
+            key = (key << 2) | (digit & 3)
+        if not good or digits[0] == 0 or digits[0] == 3:
+            continue
+        element = row % perms.shape[0]
+        variant = 0
+        for i in range(n_digits):
+            variant = (variant << 2) | maps[element, i, digits[perms[element, i]]]
+        keys[row], variants[row], ok[row] = key, variant, True
+    return keys, variants, ok
+
+
+def _duplicates(con: duckdb.DuckDBPyConnection, family: str, table: str) -> tuple[int, list[str]]:
+    """Number of (symmetry, key) pairs of scratch table `table` given more than once, and examples."""
+    rows = con.sql(
+        f"""SELECT count(*) OVER () AS duplicates, symmetry, own, count(*) AS copies
+            FROM {table} GROUP BY symmetry, own HAVING count(*) > 1
+            ORDER BY symmetry, own LIMIT {SAMPLES}"""
+    ).fetchall()
+    n_digits = FAMILIES[family].layout.n_digits
+    examples = [f"{family}/{symmetry} {key_string(own, n_digits)}: {copies} rows" for _, symmetry, own, copies in rows]
+    return (rows[0][0] if rows else 0), examples
+
+
+def _merge_differences(con: duckdb.DuckDBPyConnection, family: str, table: str) -> tuple[int, list[str]]:
     """Number of 16-canonical keys whose merged 8-symmetry counts differ from the 16 rows, and examples.
 
-    Sums MERGE_TABLE (the 8 rows under their 16-canonical key, and the 16 rows) in DuckDB, so the
-    check spills to disk instead of holding a family's keys in memory.
+    Sums scratch table `table` (the 8 rows under their 16-canonical key, and the 16 rows) in DuckDB.
     """
     rows = con.sql(
         f"""WITH sides AS (
                 SELECT key, symmetry, sum(occurrence) AS occurrence, sum(chosen) AS chosen
-                FROM {MERGE_TABLE} GROUP BY key, symmetry
+                FROM {table} GROUP BY key, symmetry
             )
             SELECT count(*) OVER () AS differences, coalesce(m.key, t.key) AS key,
                    m.occurrence, m.chosen, t.occurrence, t.chosen

@@ -142,6 +142,24 @@ def sql_invariant(
     return Invariant(name=name, violations=int(count), evidence="; ".join(part for part in (evidence, sample) if part))
 
 
+def count_invariants(
+    con: duckdb.DuckDBPyConnection, table: str, checks: Mapping[str, tuple[str, str]]
+) -> list[Invariant]:
+    """The invariants "no row of `table` meets the condition", counted in one scan of the table.
+
+    `checks` maps each invariant's name to (the columns shown as evidence, the SQL condition a row
+    violates it with). Only the checks that fail run again, as `sql_invariant`, for evidence.
+    """
+    (counts,) = con.execute(
+        f"SELECT {', '.join(f'count_if({condition})' for _, condition in checks.values())} FROM {table}"
+    ).fetchall()
+    return [
+        sql_invariant(con, name, f"SELECT {columns} FROM {table} WHERE {condition}")
+        if count else Invariant(name, 0)
+        for (name, (columns, condition)), count in zip(checks.items(), counts, strict=True)
+    ]
+
+
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
     """Column name -> DuckDB type of `table` in the connection's default schema, in column order."""
     found = con.execute(

@@ -8,7 +8,7 @@ import shutil
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from importlib import import_module
 from importlib.resources import files
@@ -19,6 +19,7 @@ from typing import TypeVar
 import duckdb
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
@@ -54,6 +55,12 @@ T = TypeVar("T")
 PUBLISHED = (
     "games", "moves", "rejects", "pattern_stats", "fuseki", "opening_tree", "dont_care_templates", "game_counts",
 )
+PATTERN_STATS_SCHEMA = pa.schema([
+    ("family", pa.string()), ("symmetry", pa.int32()), ("key", pa.string()), ("occurrence", pa.int64()),
+    ("chosen", pa.int64()), ("chosen_rate", pa.float64()), ("orbit_size", pa.int32()), ("stones", pa.int32()),
+    ("diagram", pa.string()), ("result", pa.int64()),
+])
+ROW_GROUP_ROWS = 1_000_000  # as the release's other tables (flows/release.py)
 SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
 DUCKDB_MEMORY = "2GB"  # the build's DuckDB spills to staging/ beyond this (with workers: peak <= 4 GiB)
 
@@ -214,20 +221,27 @@ def extract_shards(
 
 
 @task(cache_policy=NO_CACHE)
-def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, show: str) -> None:
-    """Sum the shards' canonical counts in DuckDB and append them, described, to `pattern_stats`.
+def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, show: str) -> Path:
+    """Sum the shards' canonical counts in DuckDB and write them, described, to `pattern_stats`'s Parquet file.
 
     Each family and symmetry is summed in key ranges of about SUM_ROWS_PER_QUERY shard rows (cut at
-    approximate quantiles of the keys), in key order, so neither the sum nor the final table needs
-    more memory than one range, and the table comes out sorted without a global sort.
+    approximate quantiles of the keys), in key order, so neither the sum nor the file needs more
+    memory than one range, and the table comes out sorted without a global sort. Each range is
+    written while DuckDB sums the next one. The file (returned) is what the release publishes;
+    `pattern_stats` becomes a view of it for the analytics and the suites.
     """
     shards = ", ".join(f"'{path}'" for path in sorted((stage / "patterns").glob("*.parquet")))
     con.execute(f"CREATE OR REPLACE VIEW pattern_shards AS SELECT * FROM read_parquet([{shards}])")
     counts = con.execute("SELECT family, symmetry, count(*) FROM pattern_shards GROUP BY ALL ORDER BY ALL").fetchall()
-    con.execute(sql("pattern_stats__table"))
     parts = [(family, symmetry, bounds) for family, symmetry, rows in counts
              for bounds in _key_ranges(con, family, symmetry, -(-rows // SUM_ROWS_PER_QUERY))]
-    with progress(show, "pattern_stats", len(parts)) as advance:
+    path = stage / "pattern_stats.parquet"
+    with (
+        pq.ParquetWriter(path, PATTERN_STATS_SCHEMA, compression="zstd") as writer,
+        ThreadPoolExecutor(max_workers=1) as background,
+        progress(show, "pattern_stats", len(parts)) as advance,
+    ):
+        written: Future | None = None
         for family, symmetry, (lo, hi) in parts:
             con.execute(
                 "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
@@ -237,9 +251,16 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, show: str
             described = describe_keys(family, summed["key"].to_numpy())
             con.register("summed_described", pa.Table.from_arrays(
                 summed.columns + described.columns, names=summed.column_names + described.column_names))
-            con.execute(sql("pattern_stats"))
+            rows = con.sql(sql("pattern_stats")).to_arrow_table().cast(PATTERN_STATS_SCHEMA)
             con.unregister("summed_described")
+            if written is not None:
+                written.result()
+            written = background.submit(writer.write_table, rows, row_group_size=ROW_GROUP_ROWS)
             advance(f"{family} {symmetry}")
+        if written is not None:
+            written.result()
+    con.execute(f"CREATE OR REPLACE VIEW pattern_stats AS FROM read_parquet('{path}')")
+    return path
 
 
 def _key_ranges(con: duckdb.DuckDBPyConnection, family: str, symmetry: int, parts: int) -> list[tuple]:
@@ -283,10 +304,18 @@ def validate_tables(con: duckdb.DuckDBPyConnection, manifest: dict) -> dict[str,
 
 @task(cache_policy=NO_CACHE)
 def publish_release(
-    layout: Layout, con: duckdb.DuckDBPyConnection, version: str, manifest: dict, keep: int | None = None
+    layout: Layout,
+    con: duckdb.DuckDBPyConnection,
+    version: str,
+    manifest: dict,
+    keep: int | None = None,
+    staged: dict[str, Path] | None = None,
 ) -> Path:
-    """Write the release atomically, switch CURRENT, refresh the catalog, keep the `keep` newest releases."""
-    path = publish(layout, con, version=version, tables=list(PUBLISHED), manifest=manifest, keep=keep)
+    """Write the release atomically, switch CURRENT, refresh the catalog, keep the `keep` newest releases.
+
+    `staged`: tables already written as Parquet files (hard-linked into the release).
+    """
+    path = publish(layout, con, version=version, tables=list(PUBLISHED), manifest=manifest, keep=keep, staged=staged)
     get_run_logger().info("published %s", path)
     return path
 
@@ -373,7 +402,7 @@ def build_release(
                     shard_size=pattern_shard_size, show=show_progress, runner=runner,
                 )
             with _timed(timings, "aggregate"):
-                aggregate_patterns(con, stage, show=show_progress)
+                pattern_stats = aggregate_patterns(con, stage, show=show_progress)
             fault_point("aggregate")
             with _timed(timings, "analytics"):
                 build_analytics(con, config)
@@ -394,7 +423,7 @@ def build_release(
             manifest["timings"] = timings
             manifest["ingest_cpu"] = cpu
             with _timed(timings, "publish"):
-                publish_release(layout, con, version, manifest, keep)
+                publish_release(layout, con, version, manifest, keep, staged={"pattern_stats": pattern_stats})
         finally:
             con.close()
             shutil.rmtree(stage, ignore_errors=True)

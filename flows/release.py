@@ -244,10 +244,13 @@ def publish(
     tables: list[str],
     manifest: dict,
     keep: int | None = None,
+    staged: Mapping[str, Path] | None = None,
 ) -> Path:
     """Publish `tables` of `con` as releases/<version>/ and make it current; keep the `keep` newest releases.
 
-    Writes Parquet, Data Docs and manifest.json (with every file's sha256) to a hidden folder that is
+    `staged` maps tables already written as Parquet under the warehouse (the build writes the
+    largest table, pattern_stats, while it sums it) to their files, which are hard-linked into the
+    release instead of exported again. Writes Parquet, Data Docs and manifest.json (with every file's sha256) to a hidden folder that is
     renamed into place, prepares the catalog, switches CURRENT, swaps the catalog in and deletes
     releases beyond `keep` (None keeps all). Any failure before CURRENT switches removes what this
     call created, so the previous release stays current; a release of the same version left by a
@@ -261,7 +264,7 @@ def publish(
     if created:
         if final.exists():
             _remove(final)
-        _write_release(layout, con, version=version, tables=tables, manifest=manifest)
+        _write_release(layout, con, version=version, tables=tables, manifest=manifest, staged=staged or {})
     known = versions(layout)
     kept = known if keep is None else sorted(set(known[-keep:]) | {version})
     _commit(layout, kept=kept, current=version, rollback=final if created else None)
@@ -424,7 +427,13 @@ def created_now() -> str:
 
 
 def _write_release(
-    layout: Layout, con: duckdb.DuckDBPyConnection, *, version: str, tables: list[str], manifest: dict
+    layout: Layout,
+    con: duckdb.DuckDBPyConnection,
+    *,
+    version: str,
+    tables: list[str],
+    manifest: dict,
+    staged: Mapping[str, Path],
 ) -> None:
     """Parquet files, Data Docs and manifest into a hidden folder, fsynced, renamed to releases/<version>."""
     tmp = layout.releases / f".tmp-{version}-{os.getpid()}"
@@ -435,9 +444,12 @@ def _write_release(
         for index, table in enumerate(tables):
             path = tmp / f"{table}.parquet"
             try:
-                con.execute(
-                    f"COPY {table} TO {_quote(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)"
-                )
+                if table in staged:
+                    os.link(staged[table], path)
+                else:
+                    con.execute(
+                        f"COPY {table} TO {_quote(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)"
+                    )
             except duckdb.IOException as error:
                 raise OSError(f"writing {table} of release {version}: {error}") from error
             files[path.name] = _file_entry(path)

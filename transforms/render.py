@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from html import escape
 
 import numpy as np
+from numba import njit
 
 from transforms.patterns import FAMILIES, Family
 
@@ -103,14 +104,57 @@ def pattern_texts(family: str, patterns: np.ndarray | Sequence[str] | Sequence[i
 
 def pattern_text_matrix(family: str, patterns: np.ndarray | Sequence[str] | Sequence[int]) -> np.ndarray:
     """The diagrams of :func:`pattern_texts` as a (patterns, characters) uint8 matrix of ASCII codes."""
-    colours, codes = _codes(family, patterns)
     template, slots = _text_template(_family(family))
+    values = np.asarray(patterns)
+    if values.dtype.kind in "iu" and values.ndim == 1:  # keys: compiled, no (keys, digits) temporaries
+        keys = values.astype(np.int64, copy=False)
+        n = _family(family).layout.n_digits
+        colours = keys >> (2 * (n - 1))
+        bad = (colours < 1) | (colours > 2)
+        if bad.any():
+            raise ValueError(f"{keys[bad][0]} is not a {family} key")
+        return digit_text_matrix(
+            keys, template=template.encode(), colour_words=(b"?????", b"Black", b"White", b"?????"),
+            slots=[slot for slot, _ in slots], alphabets=[alphabet[:4] for _, alphabet in slots],
+        )
+    colours, codes = _codes(family, patterns)
     text = np.tile(np.frombuffer(template.encode(), dtype=np.uint8), (len(colours), 1))
     black, white = np.frombuffer(b"Black", np.uint8), np.frombuffer(b"White", np.uint8)
     text[:, :5] = np.where((colours == 1)[:, None], black, white)
     for digit, (slot, alphabet) in enumerate(slots):
         text[:, slot] = np.frombuffer(alphabet, dtype=np.uint8)[codes[:, digit]]
     return np.ascontiguousarray(text)
+
+
+def digit_text_matrix(
+    keys: np.ndarray, *, template: bytes, colour_words: Sequence[bytes], slots: Sequence[int], alphabets: Sequence[bytes]
+) -> np.ndarray:
+    """Fixed-width texts of int64 base-4 keys as a (keys, len(template)) uint8 matrix of ASCII codes.
+
+    Each row is `template` with the key's first digit (the colour) written as ``colour_words[digit]``
+    at offset 0 and every following digit ``d`` as ``alphabets[d][digit]`` at ``slots[d]``.
+    """
+    words = np.array([np.frombuffer(word, dtype=np.uint8) for word in colour_words], dtype=np.uint8)
+    table = np.array([np.frombuffer(a, dtype=np.uint8) for a in alphabets], dtype=np.uint8).reshape(-1, 4)
+    return _digit_text(
+        np.ascontiguousarray(keys, dtype=np.int64), np.frombuffer(template, dtype=np.uint8), words,
+        np.array(slots, dtype=np.int64), table,
+    )
+
+
+@njit(cache=True, nogil=True)
+def _digit_text(
+    keys: np.ndarray, template: np.ndarray, words: np.ndarray, slots: np.ndarray, alphabets: np.ndarray
+) -> np.ndarray:
+    out = np.empty((keys.size, template.size), dtype=np.uint8)
+    n_digits = slots.size + 1
+    for row in range(keys.size):
+        key = keys[row]
+        out[row] = template
+        out[row, : words.shape[1]] = words[(key >> (2 * (n_digits - 1))) & 3]
+        for digit in range(n_digits - 1):
+            out[row, slots[digit]] = alphabets[digit, (key >> (2 * (n_digits - 2 - digit))) & 3]
+    return out
 
 
 def pattern_text(family: str, pattern: str | int) -> str:

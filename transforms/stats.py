@@ -84,9 +84,12 @@ def key_strings(keys: np.ndarray, n_digits: int) -> np.ndarray:
 
 def _key_digit_matrix(keys: np.ndarray, n_digits: int) -> np.ndarray:
     """ASCII digit codes of int64 keys in base 4 as a (keys, n_digits) uint8 matrix."""
-    shifts = np.arange(2 * (n_digits - 1), -1, -2, dtype=np.int64)
-    digits = ((np.asarray(keys, dtype=np.int64)[:, None] >> shifts) & 3).astype(np.uint8) + ord("0")
-    return np.ascontiguousarray(digits)
+    from transforms.render import digit_text_matrix  # render builds on transforms.patterns
+
+    return digit_text_matrix(
+        keys, template=b"0" * n_digits, colour_words=(b"0", b"1", b"2", b"3"),
+        slots=range(1, n_digits), alphabets=[b"0123"] * (n_digits - 1),
+    )
 
 
 def _ascii_array(matrix: np.ndarray) -> pa.Array:

@@ -5,6 +5,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 MAX_DIGITS = 31
 PLANE_NAMES = ("stone", "liberty")
@@ -12,7 +13,6 @@ PLANE_NAMES = ("stone", "liberty")
 _IDENTITY_MAP = (0, 1, 2, 3)
 _SWAP_MAP = (0, 2, 1, 3)
 _MAX_ORDER = 1024
-_BATCH = 1 << 18
 _BYTE_VALUES = np.arange(256, dtype=np.int64)
 
 # (row, col) of A-1, A-2, A-3, A-4, B-1, ..., D-4 in seed 002's quadrant arrangement:
@@ -335,42 +335,43 @@ class Group:
             masks = _as_key_array(masks, self.n_digits, "masks")
             if masks.shape != keys.shape:
                 raise ValueError("masks must have the same shape as keys")
-        canonical = np.empty_like(keys)
-        orbit = np.empty_like(keys)
-        masks_out = None if masks is None else np.empty_like(masks)
-        for start in range(0, keys.size, _BATCH):
-            part = slice(start, start + _BATCH)
-            result = self._canonicalize_batch(keys[part], None if masks is None else masks[part])
-            canonical[part], orbit[part] = result[0], result[1]
-            if masks_out is not None:
-                masks_out[part] = result[2]
-        return canonical, orbit, masks_out
+        with_masks = masks is not None
+        canonical, fixed, masks_out = _canonical_images(
+            keys, self._tables, masks if with_masks else np.zeros(0, dtype=np.int64), with_masks
+        )
+        return canonical, self.order // fixed, masks_out if with_masks else None
 
-    def _canonicalize_batch(
-        self, keys: np.ndarray, masks: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        n_chunks = self._tables.shape[1]
-        key_bytes = [((keys >> (8 * c)) & 255).astype(np.intp) for c in range(n_chunks)]
-        mask_bytes = None
-        if masks is not None:
-            mask_bytes = [((masks >> (8 * c)) & 255).astype(np.intp) for c in range(n_chunks)]
-        best = keys.copy()
-        fixed = np.ones(keys.shape, dtype=np.int64)
-        best_mask = None if masks is None else masks.copy()
-        for tables in self._tables[1:]:
-            image = tables[0][key_bytes[0]]
-            for c in range(1, n_chunks):
-                image |= tables[c][key_bytes[c]]
-            fixed += image == keys
-            smaller = image < best
-            np.minimum(best, image, out=best)
-            if best_mask is not None:
-                mask_image = tables[0][mask_bytes[0]]
-                for c in range(1, n_chunks):
-                    mask_image |= tables[c][mask_bytes[c]]
-                best_mask[smaller] = 0
-                best_mask |= np.where(image == best, mask_image, 0)
-        return best, self.order // fixed, best_mask
+
+@njit(cache=True, nogil=True)
+def _image(tables: np.ndarray, element: int, key: int) -> int:
+    """The image of `key` under group element `element` (the OR of its bytes' table entries)."""
+    image = 0
+    for chunk in range(tables.shape[1]):
+        image |= tables[element, chunk, (key >> (8 * chunk)) & 255]
+    return image
+
+
+@njit(cache=True, nogil=True)
+def _canonical_images(
+    keys: np.ndarray, tables: np.ndarray, masks: np.ndarray, with_masks: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Smallest image, number of fixing elements and OR of the masks moved with it, for each key."""
+    best = keys.copy()
+    fixed = np.ones(keys.size, dtype=np.int64)
+    best_mask = masks.copy()
+    for row in range(keys.size):
+        key = keys[row]
+        for element in range(1, tables.shape[0]):
+            image = _image(tables, element, key)
+            if image == key:
+                fixed[row] += 1
+            if image < best[row]:
+                best[row] = image
+                if with_masks:
+                    best_mask[row] = _image(tables, element, masks[row])
+            elif with_masks and image == best[row]:
+                best_mask[row] |= _image(tables, element, masks[row])
+    return best, fixed, best_mask
 
 
 def d4_point_images(points: Sequence[tuple[float, float]]) -> tuple[tuple[int, ...], ...]:
