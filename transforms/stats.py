@@ -29,7 +29,7 @@ def canonical_counts(raw: pl.DataFrame, *, family: str, symmetry: int) -> pl.Dat
     spec = FAMILIES[family]
     masks = raw["result"].to_numpy() if spec.anchor == "block" else None
     canonical, orbit, moved = spec.group(symmetry).canonicalize(raw["key"].to_numpy(), masks=masks)
-    order = np.argsort(canonical, kind="stable")
+    order = np.argsort(canonical)  # not stable: equal keys are summed and OR-ed, in any order
     keys = canonical[order]
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=np.int64)
     n = len(starts)
