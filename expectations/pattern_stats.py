@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import duckdb
@@ -177,18 +177,16 @@ def _key_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
                     f"CREATE OR REPLACE TEMP TABLE {table} "
                     "(symmetry INTEGER, own BIGINT, key BIGINT, occurrence BIGINT, chosen BIGINT)"
                 )
-            for symmetry in SYMMETRIES:
-                for batch in _batches(con, family, symmetry):
-                    keys, ok = _check_batch(family, groups[symmetry], batch, tallies)
-                    merge_keys = groups[16].canonicalize(keys)[0] if symmetry == 8 else keys
-                    merge_rows = pa.table({
-                        "symmetry": pa.array(np.full(len(keys), symmetry, dtype=np.int32)), "own": keys,
-                        "key": merge_keys, "occurrence": batch["occurrence"][ok], "chosen": batch["chosen"][ok],
-                    })
-                    for part, table in enumerate(tables):
-                        con.register("merge_rows", merge_rows.filter(pa.array(merge_keys % parts == part)))
-                        con.execute(f"INSERT INTO {table} FROM merge_rows")
-                        con.unregister("merge_rows")
+            with ThreadPoolExecutor(max_workers=1) as checker:  # checks a batch while the last one is inserted
+                checked: Future | None = None
+                for symmetry in SYMMETRIES:
+                    for batch in _batches(con, family, symmetry):
+                        following = checker.submit(_merge_rows, family, groups, symmetry, batch, tallies, parts)
+                        if checked is not None:
+                            _insert(con, tables, checked.result())
+                        checked = following
+                if checked is not None:
+                    _insert(con, tables, checked.result())
             for table in tables:
                 tallies["family_symmetry_key_unique"].add(*_duplicates(con, family, table))
                 tallies["symmetry16_is_symmetry8_merged_by_colour_swap"].add(*_merge_differences(con, family, table))
@@ -196,6 +194,27 @@ def _key_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
             for table in tables:
                 con.execute(f"DROP TABLE IF EXISTS {table}")
     return [tally.invariant() for tally in tallies.values()]
+
+
+def _merge_rows(
+    family: str, groups: dict[int, Group], symmetry: int, batch: dict, tallies: dict[str, _Tally], parts: int
+) -> list[pa.Table]:
+    """Check one batch, then its scratch rows (symmetry, own key, 16-canonical key, counts) split into `parts`."""
+    keys, ok = _check_batch(family, groups[symmetry], batch, tallies)
+    merge_keys = groups[16].canonicalize(keys)[0] if symmetry == 8 else keys
+    rows = pa.table({
+        "symmetry": pa.array(np.full(len(keys), symmetry, dtype=np.int32)), "own": keys,
+        "key": merge_keys, "occurrence": batch["occurrence"][ok], "chosen": batch["chosen"][ok],
+    })
+    return [rows.filter(pa.array(merge_keys % parts == part)) for part in range(parts)]
+
+
+def _insert(con: duckdb.DuckDBPyConnection, tables: list[str], parts: list[pa.Table]) -> None:
+    """Append each part's rows to its scratch table."""
+    for table, rows in zip(tables, parts, strict=True):
+        con.register("merge_rows", rows)
+        con.execute(f"INSERT INTO {table} FROM merge_rows")
+        con.unregister("merge_rows")
 
 
 def _batches(con: duckdb.DuckDBPyConnection, family: str, symmetry: int) -> Iterator[dict[str, np.ndarray]]:

@@ -227,7 +227,7 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, show: str
     Each family and symmetry is summed in key ranges of about SUM_ROWS_PER_QUERY shard rows (cut at
     approximate quantiles of the keys), in key order, so neither the sum nor the file needs more
     memory than one range, and the table comes out sorted without a global sort. Each range is
-    written while DuckDB sums the next one. The file (returned) is what the release publishes;
+    described and written on a thread while DuckDB sums the next one. The file (returned) is what the release publishes;
     `pattern_stats` becomes a view of it for the analytics and the suites.
     """
     shards = ", ".join(f"'{path}'" for path in sorted((stage / "patterns").glob("*.parquet")))
@@ -238,6 +238,7 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, show: str
     path = stage / "pattern_stats.parquet"
     with (
         pq.ParquetWriter(path, PATTERN_STATS_SCHEMA, compression="zstd") as writer,
+        con.cursor() as describing,
         ThreadPoolExecutor(max_workers=1) as background,
         progress(show, "pattern_stats", len(parts)) as advance,
     ):
@@ -248,19 +249,31 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, show: str
                 [family, symmetry, lo, hi],
             )
             summed = con.sql(sql("pattern_stats__summed")).to_arrow_table()
-            described = describe_keys(family, summed["key"].to_numpy())
-            con.register("summed_described", pa.Table.from_arrays(
-                summed.columns + described.columns, names=summed.column_names + described.column_names))
-            rows = con.sql(sql("pattern_stats")).to_arrow_table().cast(PATTERN_STATS_SCHEMA)
-            con.unregister("summed_described")
             if written is not None:
                 written.result()
-            written = background.submit(writer.write_table, rows, row_group_size=ROW_GROUP_ROWS)
+            written = background.submit(_write_part, describing, writer, family, symmetry, summed)
             advance(f"{family} {symmetry}")
         if written is not None:
             written.result()
     con.execute(f"CREATE OR REPLACE VIEW pattern_stats AS FROM read_parquet('{path}')")
     return path
+
+
+def _write_part(
+    cursor: duckdb.DuckDBPyConnection, writer: pq.ParquetWriter, family: str, symmetry: int, summed: pa.Table
+) -> None:
+    """Describe one summed part's keys and append its pattern_stats rows to the file.
+
+    Runs on a thread while the build's connection sums the next part, so it has its own cursor
+    (a cursor's variables and registered tables are its own).
+    """
+    described = describe_keys(family, summed["key"].to_numpy())
+    cursor.execute("SET VARIABLE summed_part = {'family': ?, 'symmetry': ?}", [family, symmetry])
+    cursor.register("summed_described", pa.Table.from_arrays(
+        summed.columns + described.columns, names=summed.column_names + described.column_names))
+    rows = cursor.sql(sql("pattern_stats")).to_arrow_table().cast(PATTERN_STATS_SCHEMA)
+    cursor.unregister("summed_described")
+    writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
 
 
 def _key_ranges(con: duckdb.DuckDBPyConnection, family: str, symmetry: int, parts: int) -> list[tuple]:
