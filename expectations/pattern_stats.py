@@ -50,10 +50,10 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
     """Validate table pattern_stats in `con` (tables are named games, moves, rejects, pattern_stats in
     the connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
 
-    Row checks run in DuckDB as violation counts; key checks stream the keys through numpy in
-    batches (re-canonicalise every key, recompute orbit sizes and stones, apply one group element per
-    row and re-canonicalise, merge the 8-symmetry rows by colour swap and compare with the
-    16-symmetry rows). GX asserts every count is 0.
+    Row checks are violation counts of one DuckDB scan; key checks stream the keys in batches
+    (parse every key text, re-canonicalise every key, recompute orbit sizes and stones, apply one
+    group element per row and re-canonicalise, find duplicate keys, merge the 8-symmetry rows by
+    colour swap and compare with the 16-symmetry rows). GX asserts every count is 0.
     """
     families = manifest.get("families")
     if not isinstance(families, Mapping):
