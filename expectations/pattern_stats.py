@@ -83,7 +83,8 @@ def _row_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
             "family, symmetry, key, chosen_rate, chosen, occurrence",
             "NOT (abs(chosen_rate - chosen::DOUBLE / occurrence) <= 1e-12)"),
         "orbit_size_divides_symmetry": (
-            "family, symmetry, key, orbit_size", "CASE WHEN orbit_size >= 1 THEN symmetry % orbit_size <> 0 ELSE true END"),
+            "family, symmetry, key, orbit_size",
+            "CASE WHEN orbit_size >= 1 THEN symmetry % orbit_size <> 0 ELSE true END"),
         "result_is_blk4_mask_else_null": (
             "family, symmetry, key, result",
             f"""(family = '{RESULT_FAMILY}') IS DISTINCT FROM (result IS NOT NULL)
@@ -276,7 +277,8 @@ def _check_batch(
             recanonical != keys,
             lambda row: f"variant {text(variants[row])} re-canonicalises to {text(recanonical[row])}",
         ),
-        "stones_match_key": (stones_given != counted, lambda row: f"stones {stones_given[row]}, recomputed {counted[row]}"),
+        "stones_match_key": (
+            stones_given != counted, lambda row: f"stones {stones_given[row]}, recomputed {counted[row]}"),
     }
     for name, (wrong, describe) in checks.items():
         rows = np.flatnonzero(wrong)
@@ -295,7 +297,8 @@ def parse_keys(texts: pa.Array, *, n_digits: int, group: Group) -> tuple[np.ndar
     """
     texts = texts.cast(pa.large_string())
     offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64)[texts.offset : texts.offset + len(texts) + 1]
-    data = np.frombuffer(texts.buffers()[2], dtype=np.uint8) if len(texts) and texts.buffers()[2] else np.zeros(0, np.uint8)
+    buffer = texts.buffers()[2]
+    data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None and buffer.size else np.zeros(0, np.uint8)
     valid = texts.is_valid().to_numpy(zero_copy_only=False)
     perms = np.array([element.perm for element in group.elements], dtype=np.int64)
     maps = np.array([element.maps for element in group.elements], dtype=np.int64)

@@ -227,8 +227,8 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, show: str
     Each family and symmetry is summed in key ranges of about SUM_ROWS_PER_QUERY shard rows (cut at
     approximate quantiles of the keys), in key order, so neither the sum nor the file needs more
     memory than one range, and the table comes out sorted without a global sort. Each range is
-    described and written on a thread while DuckDB sums the next one. The file (returned) is what the release publishes;
-    `pattern_stats` becomes a view of it for the analytics and the suites.
+    described and written on a thread while DuckDB sums the next one. The file (returned) is what
+    the release publishes; `pattern_stats` becomes a view of it for the analytics and the suites.
     """
     shards = ", ".join(f"'{path}'" for path in sorted((stage / "patterns").glob("*.parquet")))
     con.execute(f"CREATE OR REPLACE VIEW pattern_shards AS SELECT * FROM read_parquet([{shards}])")

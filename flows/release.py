@@ -248,13 +248,13 @@ def publish(
 ) -> Path:
     """Publish `tables` of `con` as releases/<version>/ and make it current; keep the `keep` newest releases.
 
-    `staged` maps tables already written as Parquet under the warehouse (the build writes the
-    largest table, pattern_stats, while it sums it) to their files, which are hard-linked into the
-    release instead of exported again. Writes Parquet, Data Docs and manifest.json (with every file's sha256) to a hidden folder that is
+    Writes Parquet, Data Docs and manifest.json (with every file's sha256) to a hidden folder that is
     renamed into place, prepares the catalog, switches CURRENT, swaps the catalog in and deletes
     releases beyond `keep` (None keeps all). Any failure before CURRENT switches removes what this
     call created, so the previous release stays current; a release of the same version left by a
-    killed build is reused if it verifies. Disk errors raise OSError.
+    killed build is reused if it verifies. Disk errors raise OSError. `staged` maps tables already
+    written as Parquet under the warehouse (the build writes pattern_stats while it sums it) to
+    their files, which are hard-linked into the release instead of exported again.
     """
     if keep is not None and keep < 1:
         raise ValueError(f"keep must be at least 1, got {keep}")

@@ -127,7 +127,12 @@ def pattern_text_matrix(family: str, patterns: np.ndarray | Sequence[str] | Sequ
 
 
 def digit_text_matrix(
-    keys: np.ndarray, *, template: bytes, colour_words: Sequence[bytes], slots: Sequence[int], alphabets: Sequence[bytes]
+    keys: np.ndarray,
+    *,
+    template: bytes,
+    colour_words: Sequence[bytes],
+    slots: Sequence[int],
+    alphabets: Sequence[bytes],
 ) -> np.ndarray:
     """Fixed-width texts of int64 base-4 keys as a (keys, len(template)) uint8 matrix of ASCII codes.
 
