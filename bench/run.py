@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-from sgfmill import boards, sgf, sgf_moves
+from sgfmill import sgf, sgf_moves
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "pro-sample.tar.gz"

@@ -19,7 +19,6 @@ from expectations.runner import (
     manifest_fact,
     run_invariants,
     schema_invariant,
-    sql_invariant,
     table_columns,
 )
 from transforms.patterns import FAMILIES, stones
@@ -207,7 +206,11 @@ def _merge_rows(
         "symmetry": pa.array(np.full(len(keys), symmetry, dtype=np.int32)), "own": keys,
         "key": merge_keys, "occurrence": batch["occurrence"][ok], "chosen": batch["chosen"][ok],
     })
-    return [rows.filter(pa.array(merge_keys % parts == part)) for part in range(parts)]
+    part_of = (merge_keys % parts).astype(np.int32)
+    order = np.argsort(part_of, kind="stable")
+    ends = np.cumsum(np.bincount(part_of, minlength=parts))
+    rows = rows.take(order)
+    return [rows.slice(end - size, size) for end, size in zip(ends, np.diff(ends, prepend=0), strict=True)]
 
 
 def _insert(con: duckdb.DuckDBPyConnection, tables: list[str], parts: list[pa.Table]) -> None:

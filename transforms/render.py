@@ -52,6 +52,16 @@ def _grid_cells(family: Family) -> np.ndarray:
     return np.round(points - points.min(axis=0)).astype(np.int64)
 
 
+def _keys(family: str, values: np.ndarray) -> np.ndarray:
+    """1-D integer `values` as int64 keys of `family` (n digits, the first 1 or 2); else ValueError."""
+    keys = values.astype(np.int64, copy=False)
+    colours = keys >> (2 * (_family(family).layout.n_digits - 1))
+    bad = (colours < 1) | (colours > 2)
+    if bad.any():
+        raise ValueError(f"{keys[bad][0]} is not a {family} key")
+    return keys
+
+
 def _codes(family: str, patterns: np.ndarray | Sequence[str] | Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """Colour to move (1 or 2) and symbol codes (indices into :data:`SYMBOLS`) of each pattern.
 
@@ -64,12 +74,9 @@ def _codes(family: str, patterns: np.ndarray | Sequence[str] | Sequence[int]) ->
         return np.zeros(0, dtype=np.int64), np.zeros((0, n - 1), dtype=np.uint8)
     values = values.ravel()
     if values.dtype.kind in "iu":
-        keys = values.astype(np.int64)
+        keys = _keys(family, values)
         shifts = np.arange(2 * (n - 1), -1, -2, dtype=np.int64)
         codes = ((keys[:, None] >> shifts) & 3).astype(np.uint8)
-        bad = ((keys >> (2 * n)) != 0) | (keys < 0) | ~np.isin(codes[:, 0], (1, 2))
-        if bad.any():
-            raise ValueError(f"{keys[bad][0]} is not a {family} key")
         return codes[:, 0].astype(np.int64), codes[:, 1:]
     if values.dtype.kind not in "UO" or (values.dtype.kind == "O" and not all(isinstance(v, str) for v in values)):
         raise ValueError(f"patterns are int keys or key/template texts, got {values.dtype}")
@@ -106,15 +113,9 @@ def pattern_text_matrix(family: str, patterns: np.ndarray | Sequence[str] | Sequ
     """The diagrams of :func:`pattern_texts` as a (patterns, characters) uint8 matrix of ASCII codes."""
     template, slots = _text_template(_family(family))
     values = np.asarray(patterns)
-    if values.dtype.kind in "iu" and values.ndim == 1:  # keys: compiled, no (keys, digits) temporaries
-        keys = values.astype(np.int64, copy=False)
-        n = _family(family).layout.n_digits
-        colours = keys >> (2 * (n - 1))
-        bad = (colours < 1) | (colours > 2)
-        if bad.any():
-            raise ValueError(f"{keys[bad][0]} is not a {family} key")
+    if values.dtype.kind in "iu":  # keys: compiled, no (keys, digits) temporaries
         return digit_text_matrix(
-            keys, template=template.encode(), colour_words=(b"?????", b"Black", b"White", b"?????"),
+            _keys(family, values.ravel()), template=template.encode(), colour_words=(b"?????", b"Black", b"White", b"?????"),
             slots=[slot for slot, _ in slots], alphabets=[alphabet[:4] for _, alphabet in slots],
         )
     colours, codes = _codes(family, patterns)

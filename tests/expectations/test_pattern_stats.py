@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
