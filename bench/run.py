@@ -1,10 +1,14 @@
 """Benchmark: sgfmill's parse + replay (A) against a full `gopat build` (B), in one run.
 
-Usage: .venv/bin/python bench/run.py [--corpus PATH] [--runs 3] [--scaling] [--max-ratio X]
+Usage: .venv/bin/python bench/run.py [--corpus PATH] [--runs 3] [--scaling] [--incremental] [--new-games 1000]
+       [--max-ratio X]
 
 Prints wall seconds, games/s, the ratio B/A, B's peak RSS (process tree), B's phase profile, and
-with --scaling the time ratio of B on the whole corpus against B on its first quarter. Exits 1
-when the median B/A exceeds --max-ratio.
+with --scaling the time ratio of B on the whole corpus against B on its first quarter. With
+--incremental the corpus is split into a base archive and a new one (its last --new-games games);
+a warehouse built once from the base gets the new archive added in each run (an incremental build,
+on a hard-linked copy), timed against B (target < 0.15) with its own phase profile. Exits 1 when
+the median B/A exceeds --max-ratio.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import io
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -29,10 +34,15 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "pro-sample.tar.gz"
 
 
+def is_sgf(member: tarfile.TarInfo) -> bool:
+    """Whether an archive member is an SGF file."""
+    return member.isfile() and member.name.lower().endswith(".sgf")
+
+
 def sgf_members(corpus: Path) -> list[bytes]:
     """Every .sgf member's bytes, in archive order."""
     with tarfile.open(corpus) as tar:
-        return [tar.extractfile(m).read() for m in tar if m.isfile() and m.name.lower().endswith(".sgf")]
+        return [tar.extractfile(m).read() for m in tar if is_sgf(m)]
 
 
 def reference(members: list[bytes]) -> tuple[float, int]:
@@ -77,47 +87,97 @@ def tree_rss(root: int) -> int:
     return sum(rss.get(pid, 0) for pid in tree)
 
 
-def build(corpus: Path) -> tuple[float, int, dict]:
-    """B: `gopat build` into a fresh warehouse; (seconds, peak tree RSS bytes, manifest)."""
-    with tempfile.TemporaryDirectory(prefix="gopat-bench-") as warehouse:
-        start = time.perf_counter()
-        process = subprocess.Popen(
-            [str(REPO / ".venv" / "bin" / "gopat"), "build", "--source", str(corpus), "--warehouse", warehouse],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )
-        peak = 0
-        done = threading.Event()
+def build(sources: list[Path], *, warehouse: Path | None = None) -> tuple[float, int, dict]:
+    """`gopat build` of `sources` into `warehouse` (None: a fresh one); (seconds, peak tree RSS bytes, manifest)."""
+    if warehouse is None:
+        with tempfile.TemporaryDirectory(prefix="gopat-bench-") as fresh:
+            return build(sources, warehouse=Path(fresh))
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [str(REPO / ".venv" / "bin" / "gopat"), "build", *(arg for s in sources for arg in ("--source", str(s))),
+         "--warehouse", str(warehouse)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    peak = 0
+    done = threading.Event()
 
-        def sample() -> None:
-            nonlocal peak
-            while not done.wait(0.2):
-                peak = max(peak, tree_rss(process.pid))
+    def sample() -> None:
+        nonlocal peak
+        while not done.wait(0.2):
+            peak = max(peak, tree_rss(process.pid))
 
-        sampler = threading.Thread(target=sample, daemon=True)
-        sampler.start()
-        output, _ = process.communicate()
-        seconds = time.perf_counter() - start
-        done.set()
-        sampler.join()
-        if process.returncode != 0:
-            sys.exit(f"gopat build failed:\n{output[-4000:]}")
-        current = (Path(warehouse) / "releases" / "CURRENT").read_text().strip()
-        manifest = json.loads((Path(warehouse) / "releases" / current / "manifest.json").read_text())
-        # the manifest is written during publish, so publish's own time comes from the flow's log
-        published = re.search(r"publish took ([\d.]+) s", output)
-        timings = {**manifest.get("timings", {}), "publish": float(published[1]) if published else 0.0}
-        timings["other"] = max(0.0, seconds - sum(timings.values()))  # Prefect's start and stop, artifacts
-        return seconds, peak, {**manifest, "timings": timings}
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    output, _ = process.communicate()
+    seconds = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    if process.returncode != 0:
+        sys.exit(f"gopat build failed:\n{output[-4000:]}")
+    current = (warehouse / "releases" / "CURRENT").read_text().strip()
+    manifest = json.loads((warehouse / "releases" / current / "manifest.json").read_text())
+    # the manifest is written during publish, so publish's own time comes from the flow's log
+    published = re.search(r"publish took ([\d.]+) s", output)
+    timings = {**manifest.get("timings", {}), "publish": float(published[1]) if published else 0.0}
+    timings["other"] = max(0.0, seconds - sum(timings.values()))  # Prefect's start and stop, artifacts
+    return seconds, peak, {**manifest, "timings": timings}
+
+
+def incremental_build(base: Path, sources: list[Path]) -> tuple[float, dict]:
+    """`gopat build` of `sources` into a hard-linked copy of the warehouse `base`; (seconds, manifest).
+
+    Exits when the build fell back to a full build.
+    """
+    with tempfile.TemporaryDirectory(prefix="gopat-bench-i-") as tmp:
+        copy = Path(tmp) / "warehouse"
+        # a build writes new files and renames, never in place; only its lock file is rewritten, so not linked
+        shutil.copytree(base, copy, copy_function=os.link, ignore=shutil.ignore_patterns(".build.lock"))
+        seconds, _, manifest = build(sources, warehouse=copy)
+    incremental = manifest.get("incremental")
+    if not isinstance(incremental, dict) or "base" not in incremental:
+        sys.exit(f"the build of {', '.join(s.name for s in sources)} onto the base warehouse was not incremental "
+                 f"(manifest incremental: {incremental!r}): it fell back to a full build "
+                 "(did the code change since the base build?)")
+    return seconds, manifest
+
+
+def write_archive(src: tarfile.TarFile, members: list[tarfile.TarInfo], out: Path) -> Path:
+    """Copy `members` of the open archive `src` into a new .tar.gz `out`, in order."""
+    with tarfile.open(out, "w:gz") as dst:
+        for member in members:
+            dst.addfile(member, io.BytesIO(src.extractfile(member).read()))
+    return out
 
 
 def quarter_archive(corpus: Path, folder: Path) -> Path:
     """A temporary archive with the first quarter of the corpus's SGF members."""
-    out = folder / "quarter.tar.gz"
-    with tarfile.open(corpus) as src, tarfile.open(out, "w:gz") as dst:
-        members = [m for m in src if m.isfile() and m.name.lower().endswith(".sgf")]
-        for member in members[: len(members) // 4]:
-            dst.addfile(member, io.BytesIO(src.extractfile(member).read()))
-    return out
+    with tarfile.open(corpus) as src:
+        members = [m for m in src if is_sgf(m)]
+        return write_archive(src, members[: len(members) // 4], folder / "quarter.tar.gz")
+
+
+def split_archive(corpus: Path, folder: Path, new: int) -> tuple[Path, Path]:
+    """`base.tar.gz` with the corpus's SGF members but the last `new` and `new.tar.gz` with those, in archive order.
+
+    A corpus of fewer than 2 * `new` members gives its last quarter to `new.tar.gz`.
+    """
+    with tarfile.open(corpus) as src:
+        members = [m for m in src if is_sgf(m)]
+        if len(members) < 2 * new:
+            new = len(members) // 4
+            print(f"corpus has fewer than twice --new-games SGF members: the new archive gets the last {new}")
+        cut = len(members) - new
+        base = write_archive(src, members[:cut], folder / "base.tar.gz")
+        return base, write_archive(src, members[cut:], folder / "new.tar.gz")
+
+
+def profile_line(title: str, profiles: list[dict[str, float]]) -> str:
+    """`title` then each phase's median wall seconds and share of their sum (`_cpu` entries left out)."""
+    phases = [phase for phase in profiles[0] if not phase.endswith("_cpu")]
+    medians = {phase: statistics.median(p.get(phase, 0.0) for p in profiles) for phase in phases}
+    total = sum(medians.values())
+    return title + ", ".join(
+        f"{phase} {seconds:.1f} s {100 * seconds / total:.0f}%" for phase, seconds in medians.items())
 
 
 def main() -> int:
@@ -125,17 +185,26 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scaling", action="store_true", help="also time B on the first quarter")
+    parser.add_argument("--incremental", action="store_true",
+                        help="also time adding the last --new-games games to a warehouse built from the rest")
+    parser.add_argument("--new-games", type=int, default=1000, help="games in the new archive of --incremental")
     parser.add_argument("--max-ratio", type=float, default=None, help="exit 1 if median B/A exceeds this")
     args = parser.parse_args()
 
     members = sgf_members(args.corpus)
     print(f"corpus {args.corpus} ({len(members)} SGF members), {os.cpu_count()} cores", flush=True)
     a_times, b_times, peaks, ratios, profiles, quarter_times = [], [], [], [], [], []
+    i_times, i_ratios, i_profiles = [], [], []
     with tempfile.TemporaryDirectory(prefix="gopat-bench-q-") as tmp:
         quarter = quarter_archive(args.corpus, Path(tmp)) if args.scaling else None
+        parts = list(split_archive(args.corpus, Path(tmp), args.new_games)) if args.incremental else None
+        base_warehouse = Path(tmp) / "base-warehouse"
+        if parts is not None:
+            seconds, _, manifest = build(parts[:1], warehouse=base_warehouse)
+            print(f"base build {seconds:.1f} s ({manifest['ingest']['games']} games)", flush=True)
         for run in range(1, args.runs + 1):
             a_seconds, a_games = reference(members)
-            b_seconds, peak, manifest = build(args.corpus)
+            b_seconds, peak, manifest = build([args.corpus])
             a_times.append(a_seconds)
             b_times.append(b_seconds)
             peaks.append(peak)
@@ -145,9 +214,15 @@ def main() -> int:
                     f"B {b_seconds:.1f} s ({manifest['ingest']['games'] / b_seconds:.0f} games/s), "
                     f"B/A {b_seconds / a_seconds:.2f}, peak RSS {peak / 2**30:.2f} GiB")
             if quarter is not None:
-                q_seconds, _, _ = build(quarter)
+                q_seconds, _, _ = build([quarter])
                 quarter_times.append(q_seconds)
                 line += f", quarter {q_seconds:.1f} s (full/quarter {b_seconds / q_seconds:.2f})"
+            if parts is not None:
+                i_seconds, i_manifest = incremental_build(base_warehouse, parts)
+                i_times.append(i_seconds)
+                i_ratios.append(i_seconds / b_seconds)
+                i_profiles.append(i_manifest["timings"])
+                line += f", incremental {i_seconds:.1f} s (incremental/B {i_seconds / b_seconds:.3f})"
             print(line, flush=True)
     median_ratio = statistics.median(ratios)
     print(f"median A {statistics.median(a_times):.1f} s, median B {statistics.median(b_times):.1f} s, "
@@ -155,14 +230,14 @@ def main() -> int:
     if quarter_times:
         scaling = statistics.median(b / q for b, q in zip(b_times, quarter_times, strict=True))
         print(f"median scaling full/quarter {scaling:.2f} (linear: 3.6-4.4)")
-    phases = [phase for phase in profiles[0] if not phase.endswith("_cpu")]
-    if phases:
-        medians = {phase: statistics.median(p.get(phase, 0.0) for p in profiles) for phase in phases}
-        total = sum(medians.values())
-        print("B profile, wall (median seconds, share of B; other = Prefect start/stop, artifacts): " + ", ".join(
-            f"{phase} {seconds:.1f} s {100 * seconds / total:.0f}%" for phase, seconds in medians.items()))
-        parse, replay = (statistics.median(p.get(k, 0.0) for p in profiles) for k in ("parse_cpu", "replay_cpu"))
-        print(f"B ingest CPU over all workers: parse {parse:.1f} s, replay and rows {replay:.1f} s")
+    print(profile_line("B profile, wall (median seconds, share of B; other = Prefect start/stop, artifacts): ",
+                       profiles))
+    parse, replay = (statistics.median(p.get(k, 0.0) for p in profiles) for k in ("parse_cpu", "replay_cpu"))
+    print(f"B ingest CPU over all workers: parse {parse:.1f} s, replay and rows {replay:.1f} s")
+    if i_times:
+        print(f"median incremental {statistics.median(i_times):.1f} s, "
+              f"median incremental/B {statistics.median(i_ratios):.3f} (target < 0.15)")
+        print(profile_line("incremental profile, wall (median seconds, share): ", i_profiles))
     if args.max_ratio is not None and median_ratio > args.max_ratio:
         print(f"REGRESSION: median B/A {median_ratio:.2f} > {args.max_ratio}")
         return 1

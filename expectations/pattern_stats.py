@@ -25,6 +25,7 @@ from transforms.patterns import FAMILIES, stones
 from transforms.symmetry import Group, key_string
 
 TABLE = "pattern_stats"
+PREVIOUS, NEW = "pattern_stats_previous", "pattern_stats_new"  # the views of an incremental build
 SCHEMA = {
     "family": "VARCHAR",
     "symmetry": "INTEGER",
@@ -53,6 +54,12 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
     (parse every key text, re-canonicalise every key, recompute orbit sizes and stones, apply one
     group element per row and re-canonicalise, find duplicate keys, merge the 8-symmetry rows by
     colour swap and compare with the 16-symmetry rows). GX asserts every count is 0.
+
+    An incremental build (manifest `incremental`) adds the new games' counts (view
+    pattern_stats_new) to the previous release's table (view pattern_stats_previous), which passed
+    this suite with the same code. Row and total checks cover the whole table; key checks cover the
+    new games' rows; and the table must be exactly previous plus new (rows, occurrence, chosen). As
+    counts add, every key check that holds in both holds in their sum.
     """
     families = manifest.get("families")
     if not isinstance(families, Mapping):
@@ -62,7 +69,11 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
         return run_invariants(TABLE, [schema])
-    invariants = [schema, *_row_invariants(con), *_total_invariants(con, chosen_events), *_key_invariants(con)]
+    invariants = [schema, *_row_invariants(con), *_total_invariants(con, chosen_events)]
+    if manifest.get("incremental"):
+        invariants += [*_key_invariants(con, NEW), _previous_plus_new(con)]
+    else:
+        invariants += _key_invariants(con, TABLE)
     return run_invariants(TABLE, invariants)
 
 
@@ -145,8 +156,50 @@ class _Tally:
         return Invariant(self.name, self.violations, "e.g. " + "; ".join(self.examples) if self.examples else "")
 
 
-def _key_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
-    """Key format, uniqueness, canonical keys, orbit sizes, stones, variants and the 16 = merged 8 check.
+def _previous_plus_new(con: duckdb.DuckDBPyConnection) -> Invariant:
+    """Per family and symmetry: rows, occurrence and chosen of the table equal the previous release's plus
+    the new games' (rows: less the new keys the previous table has)."""
+    differences = con.sql(
+        f"""WITH previous AS (
+                SELECT family, symmetry, count(*) AS rows, sum(occurrence) AS occurrence, sum(chosen) AS chosen
+                FROM {PREVIOUS} GROUP BY ALL
+            ),
+            new AS (
+                SELECT family, symmetry, count(*) AS rows, sum(occurrence) AS occurrence, sum(chosen) AS chosen
+                FROM {NEW} GROUP BY ALL
+            ),
+            known AS (
+                SELECT family, symmetry, count(*) AS rows
+                FROM {NEW} SEMI JOIN {PREVIOUS} USING (family, symmetry, key) GROUP BY ALL
+            ),
+            expected AS (
+                SELECT
+                    family, symmetry,
+                    coalesce(previous.rows, 0) + coalesce(new.rows, 0) - coalesce(known.rows, 0) AS rows,
+                    coalesce(previous.occurrence, 0) + coalesce(new.occurrence, 0) AS occurrence,
+                    coalesce(previous.chosen, 0) + coalesce(new.chosen, 0) AS chosen
+                FROM previous FULL JOIN new USING (family, symmetry) LEFT JOIN known USING (family, symmetry)
+            ),
+            actual AS (
+                SELECT family, symmetry, count(*) AS rows, sum(occurrence) AS occurrence, sum(chosen) AS chosen
+                FROM {TABLE} GROUP BY ALL
+            )
+            SELECT family, symmetry, expected.rows, actual.rows, expected.occurrence, actual.occurrence,
+                   expected.chosen, actual.chosen
+            FROM expected FULL JOIN actual USING (family, symmetry)
+            WHERE (expected.rows, expected.occurrence, expected.chosen)
+                  IS DISTINCT FROM (actual.rows, actual.occurrence, actual.chosen)
+            ORDER BY ALL"""
+    ).fetchall()
+    details = "; ".join(
+        f"{family}/{symmetry}: expected rows {er}, occurrence {eo}, chosen {ec}; found {ar}, {ao}, {ac}"
+        for family, symmetry, er, ar, eo, ao, ec, ac in differences[:SAMPLES]
+    )
+    return Invariant("table_is_previous_release_plus_new_games", len(differences), details)
+
+
+def _key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invariant]:
+    """Key format, uniqueness, canonical keys, orbit sizes, stones, variants and the 16 = merged 8 check of `source`.
 
     Family by family, every key of the 8 and 16 symmetries is parsed and checked in batches; the
     well-formed ones go to scratch tables (their own key, and the 16-canonical key they merge into),
@@ -166,7 +219,7 @@ def _key_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
             "symmetry16_is_symmetry8_merged_by_colour_swap",
         )
     }
-    present = dict(con.execute(f"SELECT family, count(*) FROM {TABLE} GROUP BY family").fetchall())
+    present = dict(con.execute(f"SELECT family, count(*) FROM {source} GROUP BY family").fetchall())
     for family in sorted(set(present) & set(FAMILIES)):
         groups = {symmetry: FAMILIES[family].group(symmetry) for symmetry in SYMMETRIES}
         parts = 1 << max(0, math.ceil(math.log2(present[family] / MERGE_PARTITION_ROWS)))
@@ -180,7 +233,7 @@ def _key_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
             with ThreadPoolExecutor(max_workers=1) as checker:  # checks a batch while the last one is inserted
                 checked: Future | None = None
                 for symmetry in SYMMETRIES:
-                    for batch in _batches(con, family, symmetry):
+                    for batch in _batches(con, source, family, symmetry):
                         following = checker.submit(_merge_rows, family, groups, symmetry, batch, tallies, parts)
                         if checked is not None:
                             _insert(con, tables, checked.result())
@@ -221,13 +274,16 @@ def _insert(con: duckdb.DuckDBPyConnection, tables: list[str], parts: list[pa.Ta
         con.unregister("merge_rows")
 
 
-def _batches(con: duckdb.DuckDBPyConnection, family: str, symmetry: int) -> Iterator[dict[str, np.ndarray]]:
-    """The rows of one family and symmetry as numpy columns (keys as Arrow strings), about BATCH_ROWS at a time."""
+def _batches(
+    con: duckdb.DuckDBPyConnection, source: str, family: str, symmetry: int
+) -> Iterator[dict[str, np.ndarray]]:
+    """The rows of one family and symmetry of `source` as numpy columns (keys as Arrow strings), about BATCH_ROWS
+    at a time."""
     with con.cursor() as cursor:  # its own cursor: the caller writes through `con` while this streams
         reader = cursor.sql(
             f"""SELECT key, coalesce(orbit_size, 0) AS orbit_size, coalesce(stones, -1) AS stones,
                        coalesce(occurrence, 0) AS occurrence, coalesce(chosen, 0) AS chosen
-                FROM {TABLE} WHERE family = $family AND symmetry = $symmetry""",
+                FROM {source} WHERE family = $family AND symmetry = $symmetry""",
             params={"family": family, "symmetry": symmetry},
         ).to_arrow_reader(BATCH_ROWS)
         pending: list[pa.RecordBatch] = []

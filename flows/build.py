@@ -12,11 +12,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from importlib import import_module
 from importlib.resources import files
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 from typing import TypeVar
 
 import duckdb
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -49,7 +50,7 @@ from transforms.analytics import (
 from transforms.archives import Limits, MemberReject, iter_members
 from transforms.games import GAMES_SCHEMA, MOVES_SCHEMA, REJECTS_SCHEMA, ingest_members, reject_row
 from transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves
-from transforms.stats import describe_keys
+from transforms.stats import describe_keys, key_values, merge_counts
 
 T = TypeVar("T")
 PUBLISHED = (
@@ -61,6 +62,9 @@ PATTERN_STATS_SCHEMA = pa.schema([
     ("diagram", pa.string()), ("result", pa.int64()),
 ])
 ROW_GROUP_ROWS = 1_000_000  # as the release's other tables (flows/release.py)
+PATTERN_STATS_PARQUET = {  # dictionaries only for the repetitive columns: keys and diagrams are unique
+    "compression": "zstd", "use_dictionary": ["family", "symmetry", "orbit_size", "stones", "result"],
+}
 SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
 DUCKDB_MEMORY = "2GB"  # the build's DuckDB spills to staging/ beyond this (with workers: peak <= 4 GiB)
 
@@ -133,11 +137,20 @@ def _append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> 
 
 @task(cache_policy=NO_CACHE)
 def ingest_sources(
-    fetched: list[Fetched], con: duckdb.DuckDBPyConnection, *, workers: int, shard_size: int, show: str, runner: str
+    fetched: list[Fetched],
+    con: duckdb.DuckDBPyConnection,
+    *,
+    workers: int,
+    shard_size: int,
+    show: str,
+    runner: str,
+    first_index: int = 0,
 ) -> tuple[Ingest, dict[str, GameMoves], dict[str, float]]:
     """Parse and replay every member in worker processes into games_all, moves_all, rejects_all.
 
-    Also returns the CPU seconds the workers spent parsing and replaying (the benchmark's profile).
+    `first_index` is the position of `fetched[0]` among the build's sources (the order that picks
+    which copy of a duplicate game is kept). Also returns the CPU seconds the workers spent parsing
+    and replaying (the benchmark's profile).
     """
     logger = get_run_logger()
     _append(con, "games_all", pl.DataFrame(schema={**GAMES_SCHEMA, "source_index": pl.Int32}))
@@ -147,7 +160,7 @@ def ingest_sources(
     files_in = files_ingested = 0
     cpu = {"parse_cpu": 0.0, "replay_cpu": 0.0}
     with shard_executor(workers=workers, runner=runner) as pool:
-        for index, source in enumerate(fetched):
+        for index, source in enumerate(fetched, start=first_index):
             futures: deque[Future] = deque()  # results are dropped as they are read (bounded memory)
             for batch in batched(iter_members(source.path, limits=Limits()), shard_size):
                 files_in += len(batch)
@@ -178,13 +191,35 @@ def ingest_sources(
 
 
 @task(cache_policy=NO_CACHE)
+def carry_previous(con: duckdb.DuckDBPyConnection, folder: Path, previous: Ingest, ingest: Ingest) -> Ingest:
+    """Add a previous release's games, moves and rejects (in `folder`) to those of this build's new sources.
+
+    An incremental build parses only its new sources. The previous games come first in source
+    order, so a new game that repeats one of them is the duplicate. Returns the ingest counts of
+    both, with the previous release's duplicates.
+    """
+    con.execute(f"INSERT INTO games_all BY NAME SELECT *, -1 AS source_index FROM {_parquet(folder / 'games.parquet')}")
+    con.execute(f"INSERT INTO moves_all BY NAME FROM {_parquet(folder / 'moves.parquet')}")
+    con.execute(f"INSERT INTO rejects_all BY NAME FROM {_parquet(folder / 'rejects.parquet')}")
+    return Ingest(
+        files_in=previous.files_in + ingest.files_in,
+        files_ingested=previous.files_ingested + ingest.files_ingested,
+        files_rejected=previous.files_rejected + ingest.files_rejected,
+        duplicates=previous.duplicates,
+    )
+
+
+@task(cache_policy=NO_CACHE)
 def build_game_tables(con: duckdb.DuckDBPyConnection, ingest: Ingest) -> Ingest:
-    """Deduplicate games and build `games`, `moves`, `rejects` in SQL."""
+    """Deduplicate games and build `games`, `moves`, `rejects` in SQL.
+
+    `ingest.duplicates` counts duplicates found before (by the release an incremental build extends).
+    """
     for table in ("games", "moves", "rejects"):
         con.execute(sql(table))
     games = con.execute("SELECT count(*) FROM games").fetchone()[0]
     parsed = con.execute("SELECT count(*) FROM games_all").fetchone()[0]
-    return Ingest(**{**asdict(ingest), "games": games, "duplicates": parsed - games})
+    return Ingest(**{**asdict(ingest), "games": games, "duplicates": ingest.duplicates + parsed - games})
 
 
 @task(cache_policy=NO_CACHE)
@@ -199,8 +234,13 @@ def extract_shards(
     show: str,
     runner: str,
 ) -> dict[str, int]:
-    """Extract pattern counts of the kept games in worker processes; one Parquet file per shard."""
-    kept = [game_id for (game_id,) in con.execute("SELECT game_id FROM games ORDER BY game_id").fetchall()]
+    """Extract pattern counts of the kept games this build replayed, in worker processes, a Parquet file a shard.
+
+    Shards have `shard_size` games, fewer when there are too few games to give every worker one.
+    """
+    ordered = con.execute("SELECT game_id FROM games ORDER BY game_id").fetchall()
+    kept = [game_id for (game_id,) in ordered if game_id in replays]
+    shard_size = min(shard_size, max(1, -(-len(kept) // workers)))
     folder = stage / "patterns"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -221,23 +261,22 @@ def extract_shards(
 
 
 @task(cache_policy=NO_CACHE)
-def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, show: str) -> Path:
-    """Sum the shards' canonical counts in DuckDB and write them, described, to `pattern_stats`'s Parquet file.
+def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, out: Path, show: str) -> Path:
+    """Sum the shards' canonical counts in DuckDB and write them, described, to Parquet file `out`.
 
     Each family and symmetry is summed in key ranges of about SUM_ROWS_PER_QUERY shard rows (cut at
     approximate quantiles of the keys), in key order, so neither the sum nor the file needs more
     memory than one range, and the table comes out sorted without a global sort. Each range is
-    described and written on a thread while DuckDB sums the next one. The file (returned) is what
-    the release publishes; `pattern_stats` becomes a view of it for the analytics and the suites.
+    described and written on a thread while DuckDB sums the next one. Returns `out`: the file of
+    `pattern_stats` the release publishes, or of the new games' counts in an incremental build.
     """
     shards = ", ".join(f"'{path}'" for path in sorted((stage / "patterns").glob("*.parquet")))
     con.execute(f"CREATE OR REPLACE VIEW pattern_shards AS SELECT * FROM read_parquet([{shards}])")
     counts = con.execute("SELECT family, symmetry, count(*) FROM pattern_shards GROUP BY ALL ORDER BY ALL").fetchall()
     parts = [(family, symmetry, bounds) for family, symmetry, rows in counts
              for bounds in _key_ranges(con, family, symmetry, -(-rows // SUM_ROWS_PER_QUERY))]
-    path = stage / "pattern_stats.parquet"
     with (
-        pq.ParquetWriter(path, PATTERN_STATS_SCHEMA, compression="zstd") as writer,
+        pq.ParquetWriter(out, PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET) as writer,
         con.cursor() as describing,
         ThreadPoolExecutor(max_workers=1) as background,
         progress(show, "pattern_stats", len(parts)) as advance,
@@ -255,8 +294,7 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, show: str
             advance(f"{family} {symmetry}")
         if written is not None:
             written.result()
-    con.execute(f"CREATE OR REPLACE VIEW pattern_stats AS FROM read_parquet('{path}')")
-    return path
+    return out
 
 
 def _write_part(
@@ -274,6 +312,111 @@ def _write_part(
     rows = cursor.sql(sql("pattern_stats")).to_arrow_table().cast(PATTERN_STATS_SCHEMA)
     cursor.unregister("summed_described")
     writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
+
+
+@task(cache_policy=NO_CACHE)
+def merge_pattern_stats(previous: Path, new: Path, out: Path, *, show: str) -> Path:
+    """Write `pattern_stats` of an incremental build to `out`: the previous release's file plus the new games'.
+
+    Both files are sorted by family, symmetry and key, in row groups of one family and symmetry (as
+    aggregate_patterns writes them). They are merged in one pass, a row group at a time
+    (transforms/stats.py merge_counts), so memory holds a few row groups whatever the corpus size.
+    Row groups are read (and their keys parsed) on one thread and written on another while the
+    main thread merges. Returns `out`.
+    """
+    with (
+        pq.ParquetFile(previous) as base_file,
+        pq.ParquetFile(new) as new_file,
+        pq.ParquetWriter(out, PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET) as writer,
+        ThreadPoolExecutor(max_workers=1) as reader,
+        ThreadPoolExecutor(max_workers=1) as background,
+    ):
+        base_parts, new_parts = _row_group_parts(base_file, previous), _row_group_parts(new_file, new)
+        parts = sorted(base_parts.keys() | new_parts.keys())
+        written: Future | None = None
+        with progress(show, "pattern_stats merge", len(parts)) as advance:
+            for family, symmetry in parts:
+                n_digits = FAMILIES[family].layout.n_digits
+                chunks = _merge_part(*(
+                    _read_ahead(file, groups.get((family, symmetry), []), n_digits=n_digits, reader=reader)
+                    for file, groups in ((base_file, base_parts), (new_file, new_parts))
+                ))
+                for rows in _row_groups(chunks):
+                    if written is not None:
+                        written.result()
+                    written = background.submit(writer.write_table, rows, row_group_size=ROW_GROUP_ROWS)
+                advance(f"{family} {symmetry}")
+            if written is not None:
+                written.result()
+    return out
+
+
+def _row_group_parts(file: pq.ParquetFile, path: Path) -> dict[tuple[str, int], list[int]]:
+    """The row groups of each (family, symmetry) of a pattern_stats file, in file order (from their statistics)."""
+    columns = [file.schema_arrow.get_field_index(name) for name in ("family", "symmetry")]
+    parts: dict[tuple[str, int], list[int]] = {}
+    for index in range(file.metadata.num_row_groups):
+        group = file.metadata.row_group(index)
+        if group.num_rows == 0:
+            continue
+        stats = [group.column(column).statistics for column in columns]
+        if any(s is None or not s.has_min_max or s.min != s.max for s in stats):
+            raise ValueError(f"{path}: row group {index} is not of one family and symmetry")
+        parts.setdefault((stats[0].min, stats[1].min), []).append(index)
+    return parts
+
+
+def _read_ahead(
+    file: pq.ParquetFile, groups: list[int], *, n_digits: int, reader: ThreadPoolExecutor
+) -> Iterator[tuple[pa.Table, np.ndarray]]:
+    """Row groups `groups` of `file` with their int64 keys, each read on `reader` while the last one is used."""
+
+    def read(index: int) -> tuple[pa.Table, np.ndarray]:
+        table = file.read_row_group(index)
+        return table, key_values(table["key"], n_digits)
+
+    pending = reader.submit(read, groups[0]) if groups else None
+    for following in groups[1:]:
+        chunk = pending.result()
+        pending = reader.submit(read, following)
+        yield chunk
+    if pending is not None:
+        yield pending.result()
+
+
+def _merge_part(
+    base_chunks: Iterator[tuple[pa.Table, np.ndarray]], new_chunks: Iterator[tuple[pa.Table, np.ndarray]]
+) -> Iterator[pa.Table]:
+    """Rows of one family and symmetry, previous plus new, in key order: a two-way merge of keyed row groups.
+
+    Each step merges the two current row groups up to the smaller of their last keys, which uses
+    up at least one of them.
+    """
+    base_chunk, new_chunk = next(base_chunks, None), next(new_chunks, None)
+    while base_chunk is not None and new_chunk is not None:
+        bound = min(base_chunk[1][-1], new_chunk[1][-1])
+        b, n = (int(np.searchsorted(keys, bound, side="right")) for _, keys in (base_chunk, new_chunk))
+        yield merge_counts(base_chunk[0].slice(0, b), base_chunk[1][:b], new_chunk[0].slice(0, n), new_chunk[1][:n])
+        base_chunk = (base_chunk[0].slice(b), base_chunk[1][b:]) if b < len(base_chunk[1]) else next(base_chunks, None)
+        new_chunk = (new_chunk[0].slice(n), new_chunk[1][n:]) if n < len(new_chunk[1]) else next(new_chunks, None)
+    for rest, chunks in ((base_chunk, base_chunks), (new_chunk, new_chunks)):
+        for table, _ in chain([rest] if rest is not None else [], chunks):
+            yield table
+
+
+def _row_groups(tables: Iterable[pa.Table]) -> Iterator[pa.Table]:
+    """The rows of `tables`, in order, regrouped into tables of ROW_GROUP_ROWS rows (the last may be shorter)."""
+    pending: list[pa.Table] = []
+    rows = 0
+    for table in tables:
+        pending.append(table)
+        rows += table.num_rows
+        while rows >= ROW_GROUP_ROWS:
+            joined = pa.concat_tables(pending)
+            yield joined.slice(0, ROW_GROUP_ROWS).combine_chunks()
+            pending, rows = [joined.slice(ROW_GROUP_ROWS)], rows - ROW_GROUP_ROWS
+    if rows:
+        yield pa.concat_tables(pending).combine_chunks()
 
 
 def _key_ranges(con: duckdb.DuckDBPyConnection, family: str, symmetry: int, parts: int) -> list[tuple]:
@@ -390,6 +533,10 @@ def build_release(
             logger.info("release %s already has these inputs, code and config: nothing new to publish", current)
             publish_artifacts(layout, read_manifest(layout, current), published=False)
             return read_manifest(layout, current)
+        base = _incremental_base(layout, current, fetched, code=code, config=config)
+        new_sources = fetched[len(base["sources"]):] if base else fetched
+        if base:
+            logger.info("incremental build: release %s plus %d new source(s)", base["version"], len(new_sources))
         stage = layout.staging / content
         shutil.rmtree(stage, ignore_errors=True)
         stage.mkdir(parents=True)
@@ -404,8 +551,13 @@ def build_release(
         try:
             with _timed(timings, "ingest"):
                 ingest, replays, cpu = ingest_sources(
-                    fetched, con, workers=workers, shard_size=shard_size, show=show_progress, runner=runner
+                    new_sources, con, workers=workers, shard_size=shard_size, show=show_progress, runner=runner,
+                    first_index=len(fetched) - len(new_sources),
                 )
+                new_files = ingest.files_in
+                if base:
+                    previous = layout.release_dir(base["version"])
+                    ingest = carry_previous(con, previous, Ingest(**base["ingest"]), ingest)
                 ingest = build_game_tables(con, ingest)
             logger.info(ingest.line())
             fault_point("ingest")
@@ -414,8 +566,22 @@ def build_release(
                     con, replays, stage, families=tuple(families), workers=workers,
                     shard_size=pattern_shard_size, show=show_progress, runner=runner,
                 )
+            if base:
+                for family in families:
+                    chosen[family] += base["families"][family]["chosen_events"]
             with _timed(timings, "aggregate"):
-                pattern_stats = aggregate_patterns(con, stage, show=show_progress)
+                if base:
+                    new = aggregate_patterns(con, stage, out=stage / "pattern_stats_new.parquet", show=show_progress)
+                    pattern_stats = merge_pattern_stats(
+                        previous / "pattern_stats.parquet", new, stage / "pattern_stats.parquet", show=show_progress
+                    )
+                    _view(con, "pattern_stats_previous", previous / "pattern_stats.parquet")
+                    _view(con, "pattern_stats_new", new)
+                else:
+                    pattern_stats = aggregate_patterns(
+                        con, stage, out=stage / "pattern_stats.parquet", show=show_progress
+                    )
+                _view(con, "pattern_stats", pattern_stats)
             fault_point("aggregate")
             with _timed(timings, "analytics"):
                 build_analytics(con, config)
@@ -427,6 +593,8 @@ def build_release(
                 "sources": [{"source": f.source, "sha256": f.sha256} for f in fetched],
                 "ingest": asdict(ingest),
                 "families": {f: {"chosen_events": chosen[f]} for f in families},
+                "incremental": {"base": base["version"], "new_sources": len(new_sources), "files_in": new_files}
+                if base else None,
                 "row_counts": {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in PUBLISHED},
             }
             with _timed(timings, "validate"):
@@ -442,6 +610,47 @@ def build_release(
             shutil.rmtree(stage, ignore_errors=True)
         publish_artifacts(layout, read_manifest(layout, version), published=True)
         return read_manifest(layout, version)
+
+
+def _incremental_base(
+    layout: Layout, current: str | None, fetched: Sequence[Fetched], *, code: str, config: dict
+) -> dict | None:
+    """The manifest of the current release when this build can extend it, else None.
+
+    It can when it was built by the same code and config from the first of `fetched` (same names,
+    same sha256), at least one source is new, and its files are all there. Only the new sources
+    are then parsed (the previous games, moves and rejects come from its files) and its
+    pattern_stats file is merged with the new games' counts.
+    """
+    if current is None:
+        return None
+    manifest = read_manifest(layout, current)
+    given = [{"source": f.source, "sha256": f.sha256} for f in fetched]
+    built = manifest.get("sources", [])
+    if (
+        manifest.get("code_version") != code
+        or manifest.get("config") != config
+        or not 0 < len(built) < len(given)
+        or given[: len(built)] != built
+    ):
+        return None
+    folder = layout.release_dir(current)
+    for table in ("games", "moves", "rejects", "pattern_stats"):
+        path, entry = folder / f"{table}.parquet", manifest.get("files", {}).get(f"{table}.parquet", {})
+        if not path.is_file() or path.stat().st_size != entry.get("bytes"):
+            get_run_logger().warning("full build: %s is missing or not the size its manifest gives", path)
+            return None
+    return manifest
+
+
+def _parquet(path: Path) -> str:
+    """`read_parquet('<path>')` as SQL."""
+    return "read_parquet('" + str(path).replace("'", "''") + "')"
+
+
+def _view(con: duckdb.DuckDBPyConnection, name: str, path: Path) -> None:
+    """Create or replace view `name` of the Parquet file `path`."""
+    con.execute(f"CREATE OR REPLACE VIEW {name} AS FROM {_parquet(path)}")
 
 
 @contextlib.contextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pyarrow as pa
+from numba import njit
 
 from transforms.patterns import FAMILIES, stones
 
@@ -99,3 +100,65 @@ def _ascii_array(matrix: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(
         pa.large_string(), rows, [None, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(matrix))]
     )
+
+
+def key_values(texts: pa.Array | pa.ChunkedArray, n_digits: int) -> np.ndarray:
+    """int64 keys of base-4 digit strings of `n_digits` digits (the inverse of describe_keys' key_text)."""
+    texts = (texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts).cast(pa.large_string())
+    if texts.null_count:
+        raise ValueError("null key text")
+    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64)[texts.offset : texts.offset + len(texts) + 1]
+    buffer = texts.buffers()[2]
+    data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(0, dtype=np.uint8)
+    keys, bad = _key_values(offsets, data, n_digits)
+    if bad >= 0:
+        raise ValueError(f"key text {texts[int(bad)]} is not {n_digits} base-4 digits")
+    return keys
+
+
+@njit(cache=True, nogil=True)
+def _key_values(offsets: np.ndarray, data: np.ndarray, n_digits: int) -> tuple[np.ndarray, int]:
+    """Keys of the texts between consecutive `offsets` of `data`, and the first malformed row (-1: none)."""
+    rows = offsets.size - 1
+    keys = np.zeros(rows, dtype=np.int64)
+    for row in range(rows):
+        start = offsets[row]
+        if offsets[row + 1] - start != n_digits:
+            return keys, row
+        key = 0
+        for i in range(n_digits):
+            digit = np.int64(data[start + i]) - 48
+            if digit < 0 or digit > 3:
+                return keys, row
+            key = (key << 2) | digit
+        keys[row] = key
+    return keys, -1
+
+
+def merge_counts(base: pa.Table, base_keys: np.ndarray, new: pa.Table, new_keys: np.ndarray) -> pa.Table:
+    """Rows of one family and symmetry of pattern_stats, `base` plus `new`, summed per key, in key order.
+
+    Both tables have pattern_stats' columns and are sorted by their int64 keys (`base_keys`,
+    `new_keys`). A key in both gets the sum of the counts and the OR of the blk4 masks; its
+    key-derived columns are the same in both. A key only in `new` is inserted as it is.
+    """
+    at = np.minimum(np.searchsorted(base_keys, new_keys), max(len(base_keys) - 1, 0))
+    found = base_keys[at] == new_keys if len(base_keys) else np.zeros(len(new_keys), dtype=bool)
+    at = at[found]
+    occurrence = base["occurrence"].to_numpy().copy()
+    chosen = base["chosen"].to_numpy().copy()
+    occurrence[at] += new["occurrence"].to_numpy()[found]  # keys are unique: `at` has no repeats
+    chosen[at] += new["chosen"].to_numpy()[found]
+    columns = {"occurrence": occurrence, "chosen": chosen, "chosen_rate": chosen / occurrence}
+    if base["result"].null_count < len(base):  # blk4: every row has a mask
+        result = base["result"].to_numpy().copy()
+        result[at] |= new["result"].to_numpy()[found]
+        columns["result"] = result
+    merged = base
+    for name, values in columns.items():
+        field = base.schema.field(name)
+        merged = merged.set_column(base.schema.get_field_index(name), field, pa.array(values, type=field.type))
+    if found.all():
+        return merged
+    order = np.argsort(np.concatenate([base_keys, new_keys[~found]]), kind="stable")
+    return pa.concat_tables([merged, new.filter(pa.array(~found))]).take(order)

@@ -8,34 +8,47 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+PHASES = ("fetch", "ingest", "extract", "aggregate", "analytics", "validate", "publish", "other")
 
 
 @pytest.mark.slow
 def test_benchmark_smoke_reports_every_figure_and_flags_a_regression(tiny_archive):
     run = subprocess.run(
         [sys.executable, str(REPO / "bench" / "run.py"), "--corpus", str(tiny_archive), "--runs", "1",
-         "--scaling", "--max-ratio", "0.001"],
+         "--scaling", "--incremental", "--new-games", "50", "--max-ratio", "0.001"],
         capture_output=True, text=True, timeout=900, check=False,
     )
     out = run.stdout
     assert run.returncode == 1, run.stdout + run.stderr  # no build of 200 games beats 0.001 x sgfmill
     assert "corpus" in out and "(200 SGF members)" in out
     line = re.search(r"run 1: A ([\d.]+) s \((\d+) games/s\), B ([\d.]+) s \((\d+) games/s\), B/A ([\d.]+), "
-                     r"peak RSS ([\d.]+) GiB, quarter ([\d.]+) s \(full/quarter ([\d.]+)\)", out)
+                     r"peak RSS ([\d.]+) GiB, quarter ([\d.]+) s \(full/quarter ([\d.]+)\), "
+                     r"incremental ([\d.]+) s \(incremental/B ([\d.]+)\)", out)
     assert line, out
     a, b, ratio, peak = float(line[1]), float(line[3]), float(line[5]), float(line[6])
     assert a > 0 and b > 0
     assert (b - 0.05) / (a + 0.05) - 0.01 <= ratio <= (b + 0.05) / (a - 0.05) + 0.01  # printed to 0.1 s, 0.01
     assert 0.05 < peak < 16  # the sampler saw the build's processes
+    incremental, incremental_ratio = float(line[9]), float(line[10])
+    assert incremental > 0
+    assert (incremental - 0.05) / (b + 0.05) - 0.001 <= incremental_ratio <= (incremental + 0.05) / (b - 0.05) + 0.001
+    base = re.search(r"base build ([\d.]+) s \((\d+) games\)", out)
+    assert base and float(base[1]) > 0 and 0 < int(base[2]) <= 150, out  # the first 150 of 200 games
+    assert re.search(r"median incremental [\d.]+ s, median incremental/B [\d.]+ \(target < 0\.15\)", out), out
     assert re.search(r"median scaling full/quarter [\d.]+", out)
     profile = re.search(r"B profile, wall \(median seconds, share of B[^)]*\): (.*)", out)
     assert profile, out
     shares = {}
-    for phase in ("fetch", "ingest", "extract", "aggregate", "analytics", "validate", "publish", "other"):
+    for phase in PHASES:
         found = re.search(rf"\b{phase} ([\d.]+) s (\d+)%", profile[1])
         assert found, (phase, profile[1])
         shares[phase] = int(found[2])
     assert float(re.search(r"\bpublish ([\d.]+) s", profile[1])[1]) > 0
     assert 95 <= sum(shares.values()) <= 105  # the phases add up to B
     assert re.search(r"B ingest CPU over all workers: parse [\d.]+ s, replay and rows [\d.]+ s", out)
+    incremental_profile = re.search(r"incremental profile, wall \(median seconds, share\): (.*)", out)
+    assert incremental_profile, out
+    for phase in PHASES:
+        assert re.search(rf"\b{phase} [\d.]+ s \d+%", incremental_profile[1]), (phase, incremental_profile[1])
+    assert 95 <= sum(map(int, re.findall(r" s (\d+)%", incremental_profile[1]))) <= 105  # every phase, new ones too
     assert "REGRESSION: median B/A" in out

@@ -374,3 +374,33 @@ def test_parse_keys_agrees_with_parse_key_and_group_apply(
         if well_formed:
             assert keys[row] == parse_key(text)
             assert variants[row] == group.apply(group.elements[row % group.order], parse_key(text))
+
+
+@pytest.fixture
+def extended(table: duckdb.DuckDBPyConnection, manifest: dict) -> tuple[duckdb.DuckDBPyConnection, dict]:
+    """An incremental build's connection: the table is a previous table plus new counts (here: the same again)."""
+    table.execute("CREATE TABLE pattern_stats_previous AS FROM pattern_stats")
+    table.execute("CREATE TABLE pattern_stats_new AS FROM pattern_stats")
+    table.execute("UPDATE pattern_stats SET occurrence = 2 * occurrence, chosen = 2 * chosen")
+    families = {name: {"chosen_events": 2 * facts["chosen_events"]} for name, facts in manifest["families"].items()}
+    return table, {**manifest, "families": families, "incremental": {"base": "0001-000000000000"}}
+
+
+def test_incremental_table_is_checked_against_previous_plus_new(
+    extended: tuple[duckdb.DuckDBPyConnection, dict],
+) -> None:
+    con, manifest = extended
+    result = pattern_stats.validate(con, manifest=manifest)
+    assert result.success, result.failures()
+    assert "table_is_previous_release_plus_new_games" in {outcome.expectation for outcome in result.outcomes}
+    con.execute("UPDATE pattern_stats SET chosen = chosen - 1 WHERE family = 'sq3' AND symmetry = 8 AND chosen > 0")
+    con.execute("UPDATE pattern_stats SET chosen_rate = chosen / occurrence")
+    assert "table_is_previous_release_plus_new_games" in failing(con, manifest)
+
+
+def test_incremental_key_checks_cover_the_new_rows(extended: tuple[duckdb.DuckDBPyConnection, dict]) -> None:
+    con, manifest = extended
+    family, symmetry, key, _, _ = row_where(con, "family = 'blk4' AND symmetry = 16")
+    con.execute("INSERT INTO pattern_stats_new FROM pattern_stats_new WHERE family = ? AND symmetry = ? AND key = ?",
+                [family, symmetry, key])
+    assert {"family_symmetry_key_unique", "table_is_previous_release_plus_new_games"} <= failing(con, manifest)

@@ -1,4 +1,8 @@
-"""aggregate_patterns: summing the shards in many key ranges gives the same sorted table as in one."""
+"""aggregate_patterns and merge_pattern_stats: the table of a corpus comes out the same however it is cut.
+
+Summing the shards in many key ranges gives the table summed in one range; the table of some shards
+merged with the table of the others (an incremental build) gives the table of all of them.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from itertools import islice
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
 
 from flows import build
@@ -31,8 +36,8 @@ def stage(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> Path:
 def pattern_stats(stage: Path, rows_per_part: int, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     monkeypatch.setattr(build, "SUM_ROWS_PER_QUERY", rows_per_part)
     with duckdb.connect() as con:
-        build.aggregate_patterns.fn(con, stage, show="quiet")
-        return con.execute("FROM pattern_stats").fetchall()
+        out = build.aggregate_patterns.fn(con, stage, out=stage / "pattern_stats.parquet", show="quiet")
+        return con.execute(f"FROM read_parquet('{out}')").fetchall()
 
 
 def test_many_key_ranges_give_the_one_range_table(stage: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -45,3 +50,31 @@ def test_many_key_ranges_give_the_one_range_table(stage: Path, monkeypatch: pyte
     assert keys == sorted(keys)  # written in order, no global sort
     assert len(set(keys)) == len(keys)
     assert {family for family, _, _ in keys} == set(DEFAULT_FAMILIES)
+
+
+def summed(stage: Path, shards: list[int], out: Path) -> Path:
+    """The pattern_stats file of some of the stage's shards."""
+    folder = out.parent / out.stem
+    (folder / "patterns").mkdir(parents=True)
+    for shard in shards:
+        name = f"shard-{shard:05d}.parquet"
+        (folder / "patterns" / name).write_bytes((stage / "patterns" / name).read_bytes())
+    with duckdb.connect() as con:
+        return build.aggregate_patterns.fn(con, folder, out=out, show="quiet")
+
+
+@pytest.mark.parametrize(("previous", "new"), [([0], [1, 2]), ([0, 1], [2]), ([1, 2], [0])])
+def test_previous_table_merged_with_new_counts_is_the_whole_table(
+    stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, previous: list[int], new: list[int]
+) -> None:
+    monkeypatch.setattr(build, "ROW_GROUP_ROWS", 700)  # many row groups: the two-way merge takes many steps
+    monkeypatch.setattr(build, "SUM_ROWS_PER_QUERY", 5_000)
+    whole = summed(stage, [0, 1, 2], tmp_path / "whole.parquet")
+    merged = build.merge_pattern_stats.fn(
+        summed(stage, previous, tmp_path / "previous.parquet"), summed(stage, new, tmp_path / "new.parquet"),
+        tmp_path / "merged.parquet", show="quiet",
+    )
+    assert pq.read_table(merged).equals(pq.read_table(whole))
+    groups = pq.ParquetFile(merged).metadata
+    assert groups.num_row_groups > 100
+    assert max(groups.row_group(i).num_rows for i in range(groups.num_row_groups)) == 700

@@ -6,12 +6,13 @@ from collections import defaultdict
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from transforms.patterns import FAMILIES, diagram, stones
-from transforms.stats import canonical_shard, describe_keys, key_strings
+from transforms.stats import canonical_shard, describe_keys, key_strings, key_values, merge_counts
 from transforms.symmetry import key_string
 
 
@@ -68,3 +69,58 @@ def test_describe_keys_agrees_with_the_scalar_helpers() -> None:
 def test_key_strings_are_base4_digits(n_digits: int) -> None:
     keys = np.array([0, 1, 4**n_digits - 1, 4 ** (n_digits - 1)], dtype=np.int64)
     assert key_strings(keys, n_digits).tolist() == [key_string(int(k), n_digits) for k in keys]
+
+
+@settings(max_examples=25, deadline=None)
+@given(family=st.sampled_from(["sq3", "sq5", "blk4", "d12"]), seed=st.integers(0, 2**32 - 1), count=st.integers(0, 40))
+def test_key_values_invert_the_key_text(family: str, seed: int, count: int) -> None:
+    keys = random_keys(family, count, seed)
+    texts = describe_keys(family, keys)["key_text"]
+    assert key_values(texts, FAMILIES[family].layout.n_digits).tolist() == keys.tolist()
+    assert key_values(texts.slice(count // 2), FAMILIES[family].layout.n_digits).tolist() == keys[count // 2 :].tolist()
+
+
+@pytest.mark.parametrize(("texts", "message"), [(["1203", "12"], "key text 12 is not 4 base-4 digits"),
+                                                (["1204"], "1204 is not 4 base-4"), ([None], "null")])
+def test_key_values_reject_malformed_texts(texts: list[str | None], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        key_values(pa.array(texts, type=pa.string()), 4)
+
+
+def stats_rows(family: str, keys: np.ndarray, rng: np.random.Generator) -> tuple[pa.Table, np.ndarray]:
+    """pattern_stats-like rows of distinct keys, in key order, with random counts (and masks for blk4)."""
+    keys = np.unique(keys)
+    occurrence = rng.integers(1, 50, size=len(keys))
+    chosen = rng.integers(0, occurrence + 1)
+    described = describe_keys(family, keys)
+    result = rng.integers(0, 2**16, size=len(keys)) if family == "blk4" else None
+    return pa.table({
+        "key": described["key_text"].cast(pa.string()), "occurrence": occurrence, "chosen": chosen,
+        "chosen_rate": chosen / occurrence, "diagram": described["diagram"].cast(pa.string()),
+        "result": pa.array(result, type=pa.int64()) if result is not None else pa.nulls(len(keys), pa.int64()),
+    }), keys
+
+
+@settings(max_examples=40, deadline=None)
+@given(family=st.sampled_from(["sq3", "blk4", "d12"]), seed=st.integers(0, 2**32 - 1),
+       sizes=st.tuples(st.integers(0, 30), st.integers(0, 30), st.integers(0, 30)))
+def test_merge_counts_sums_shared_keys_and_inserts_new_ones_in_order(
+    family: str, seed: int, sizes: tuple[int, int, int]
+) -> None:
+    only_base, shared, only_new = (random_keys(family, size, seed + i) for i, size in enumerate(sizes))
+    rng = np.random.default_rng(seed)
+    base, base_keys = stats_rows(family, np.concatenate([only_base, shared]), rng)
+    new, new_keys = stats_rows(family, np.concatenate([shared, only_new]), rng)
+    merged = merge_counts(base, base_keys, new, new_keys)
+    expected: dict[str, list] = {}
+    for row in [*base.to_pylist(), *new.to_pylist()]:
+        if row["key"] not in expected:
+            expected[row["key"]] = dict(row)
+            continue
+        sums = expected[row["key"]]
+        sums["occurrence"] += row["occurrence"]
+        sums["chosen"] += row["chosen"]
+        sums["chosen_rate"] = sums["chosen"] / sums["occurrence"]
+        sums["result"] = None if row["result"] is None else sums["result"] | row["result"]
+    assert merged.schema == base.schema
+    assert merged.to_pylist() == [expected[key] for key in sorted(expected)]
