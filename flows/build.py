@@ -627,19 +627,22 @@ def _incremental_base(
     manifest = read_manifest(layout, current)
     given = [{"source": f.source, "sha256": f.sha256} for f in fetched]
     built = manifest.get("sources", [])
-    if (
-        manifest.get("code_version") != code
-        or manifest.get("config") != config
-        or not 0 < len(built) < len(given)
-        or given[: len(built)] != built
-    ):
-        return None
     folder = layout.release_dir(current)
-    for table in ("games", "moves", "rejects", "pattern_stats"):
-        path, entry = folder / f"{table}.parquet", manifest.get("files", {}).get(f"{table}.parquet", {})
-        if not path.is_file() or path.stat().st_size != entry.get("bytes"):
-            get_run_logger().warning("full build: %s is missing or not the size its manifest gives", path)
-            return None
+    damaged = [
+        path.name for path in (folder / f"{table}.parquet" for table in ("games", "moves", "rejects", "pattern_stats"))
+        if not path.is_file() or path.stat().st_size != manifest.get("files", {}).get(path.name, {}).get("bytes")
+    ]
+    reasons = {
+        "was built by other code": manifest.get("code_version") != code,
+        "has another config": manifest.get("config") != config,
+        "was not built from the first of these sources, with at least one new": (
+            not 0 < len(built) < len(given) or given[: len(built)] != built),
+        f"has missing or resized files: {', '.join(damaged)}": bool(damaged),
+    }
+    if any(reasons.values()):
+        reason = next(reason for reason, holds in reasons.items() if holds)
+        get_run_logger().info("full build: the current release %s %s", current, reason)
+        return None
     return manifest
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import json
-import tarfile
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -13,25 +11,16 @@ import pytest
 from flows.build import PUBLISHED
 from flows.cli import main
 from flows.release import Layout, current_version
+from tests.flows.archives import tiny_members, write_archive
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
 BROKEN_SGF = b"(;GM[1]FF[4]SZ[19];B[pd];W[dp"  # cut off: a reject of the new archive
 
 
-def write_archive(path: Path, members: list[tuple[str, bytes]]) -> Path:
-    with tarfile.open(path, "w:gz") as tar:
-        for name, data in members:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
-
-
 @pytest.fixture(scope="module")
 def archives(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> tuple[Path, Path]:
     """tiny.tar.gz cut in two: 150 games, then 50 games plus a copy of the first game and a broken file."""
-    with tarfile.open(tiny_archive) as tar:
-        members = [(m.name, tar.extractfile(m).read()) for m in tar if m.isfile()]
+    members = tiny_members(tiny_archive)
     folder = tmp_path_factory.mktemp("archives")
     first = write_archive(folder / "first.tar.gz", members[:150])
     second = write_archive(folder / "second.tar.gz", [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 import shutil
@@ -16,25 +15,12 @@ from sgfmill import sgf
 from flows.cli import main
 from flows.evaluate import record_evaluation
 from flows.release import Layout, current_version, read_manifest, verify
+from tests.flows.archives import tiny_members, write_archive
 from transforms.predict import RESPONSE
 from transforms.ranking import DEFAULT_WEIGHTS, load_weights
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
 LEVELS = load_weights().levels  # the candidate families the shipped weights rank with
-
-
-def tiny_members(tiny_archive: Path) -> list[tuple[str, bytes]]:
-    with tarfile.open(tiny_archive) as tar:
-        return [(m.name, tar.extractfile(m).read()) for m in tar.getmembers() if m.isfile()]
-
-
-def write_archive(path: Path, members: list[tuple[str, bytes]]) -> Path:
-    with tarfile.open(path, "w:gz") as tar:
-        for name, data in members:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
 
 
 def board_moves(data: bytes) -> int:
