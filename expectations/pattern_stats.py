@@ -69,9 +69,10 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
         return run_invariants(TABLE, [schema])
-    invariants = [schema, *_row_invariants(con), *_total_invariants(con, chosen_events)]
+    totals = _totals(con, TABLE)
+    invariants = [schema, *_row_invariants(con), *_total_invariants(totals, chosen_events)]
     if manifest.get("incremental"):
-        invariants += [*_key_invariants(con, NEW), _previous_plus_new(con)]
+        invariants += [*_key_invariants(con, NEW), _previous_plus_new(con, totals)]
     else:
         invariants += _key_invariants(con, TABLE)
     return run_invariants(TABLE, invariants)
@@ -103,15 +104,22 @@ def _row_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
     })
 
 
-def _total_invariants(con: duckdb.DuckDBPyConnection, chosen_events: Mapping[str, int]) -> list[Invariant]:
-    """Per family and symmetry totals against the manifest and against each other."""
-    totals = {
-        (family, symmetry): (int(occurrence), int(chosen))
-        for family, symmetry, occurrence, chosen in con.sql(
-            f"""SELECT family, symmetry, coalesce(sum(occurrence), 0), coalesce(sum(chosen), 0) FROM {TABLE}
-                WHERE family IS NOT NULL AND symmetry IN (8, 16) GROUP BY ALL"""
+def _totals(con: duckdb.DuckDBPyConnection, source: str) -> dict[tuple[str, int], tuple[int, int, int]]:
+    """(rows, occurrence, chosen) of `source` per family and symmetry (8 or 16)."""
+    return {
+        (family, symmetry): (int(rows), int(occurrence), int(chosen))
+        for family, symmetry, rows, occurrence, chosen in con.sql(
+            f"""SELECT family, symmetry, count(*), coalesce(sum(occurrence), 0), coalesce(sum(chosen), 0)
+                FROM {source} WHERE family IS NOT NULL AND symmetry IN (8, 16) GROUP BY ALL"""
         ).fetchall()
     }
+
+
+def _total_invariants(
+    totals: Mapping[tuple[str, int], tuple[int, int, int]], chosen_events: Mapping[str, int]
+) -> list[Invariant]:
+    """Per family and symmetry sums of occurrence and chosen (from `totals`) against the manifest and each other."""
+    sums = {part: (occurrence, chosen) for part, (_, occurrence, chosen) in totals.items()}
     families = sorted(set(chosen_events) | {family for family, _ in totals})
     manifest_problems = []
     for family in families:
@@ -119,15 +127,15 @@ def _total_invariants(con: duckdb.DuckDBPyConnection, chosen_events: Mapping[str
             manifest_problems.append(f"{family}: not in manifest families")
             continue
         for symmetry in SYMMETRIES:
-            chosen = totals.get((family, symmetry), (0, 0))[1]
+            chosen = sums.get((family, symmetry), (0, 0))[1]
             if chosen != chosen_events[family]:
                 manifest_problems.append(
                     f"{family}/{symmetry}: sum(chosen)={chosen}, chosen_events={chosen_events[family]}"
                 )
     merge_problems = [
-        f"{family}: (occurrence, chosen) 8={totals.get((family, 8), (0, 0))}, 16={totals.get((family, 16), (0, 0))}"
+        f"{family}: (occurrence, chosen) 8={sums.get((family, 8), (0, 0))}, 16={sums.get((family, 16), (0, 0))}"
         for family in families
-        if totals.get((family, 8), (0, 0)) != totals.get((family, 16), (0, 0))
+        if sums.get((family, 8), (0, 0)) != sums.get((family, 16), (0, 0))
     ]
     return [
         Invariant("chosen_sum_equals_manifest_chosen_events", len(manifest_problems), "; ".join(manifest_problems)),
@@ -156,46 +164,27 @@ class _Tally:
         return Invariant(self.name, self.violations, "e.g. " + "; ".join(self.examples) if self.examples else "")
 
 
-def _previous_plus_new(con: duckdb.DuckDBPyConnection) -> Invariant:
-    """Per family and symmetry: rows, occurrence and chosen of the table equal the previous release's plus
+def _previous_plus_new(
+    con: duckdb.DuckDBPyConnection, totals: Mapping[tuple[str, int], tuple[int, int, int]]
+) -> Invariant:
+    """Per family and symmetry, the table's `totals` (rows, occurrence, chosen) equal the previous release's plus
     the new games' (rows: less the new keys the previous table has)."""
-    differences = con.sql(
-        f"""WITH previous AS (
-                SELECT family, symmetry, count(*) AS rows, sum(occurrence) AS occurrence, sum(chosen) AS chosen
-                FROM {PREVIOUS} GROUP BY ALL
-            ),
-            new AS (
-                SELECT family, symmetry, count(*) AS rows, sum(occurrence) AS occurrence, sum(chosen) AS chosen
-                FROM {NEW} GROUP BY ALL
-            ),
-            known AS (
-                SELECT family, symmetry, count(*) AS rows
-                FROM {NEW} SEMI JOIN {PREVIOUS} USING (family, symmetry, key) GROUP BY ALL
-            ),
-            expected AS (
-                SELECT
-                    family, symmetry,
-                    coalesce(previous.rows, 0) + coalesce(new.rows, 0) - coalesce(known.rows, 0) AS rows,
-                    coalesce(previous.occurrence, 0) + coalesce(new.occurrence, 0) AS occurrence,
-                    coalesce(previous.chosen, 0) + coalesce(new.chosen, 0) AS chosen
-                FROM previous FULL JOIN new USING (family, symmetry) LEFT JOIN known USING (family, symmetry)
-            ),
-            actual AS (
-                SELECT family, symmetry, count(*) AS rows, sum(occurrence) AS occurrence, sum(chosen) AS chosen
-                FROM {TABLE} GROUP BY ALL
-            )
-            SELECT family, symmetry, expected.rows, actual.rows, expected.occurrence, actual.occurrence,
-                   expected.chosen, actual.chosen
-            FROM expected FULL JOIN actual USING (family, symmetry)
-            WHERE (expected.rows, expected.occurrence, expected.chosen)
-                  IS DISTINCT FROM (actual.rows, actual.occurrence, actual.chosen)
-            ORDER BY ALL"""
-    ).fetchall()
-    details = "; ".join(
-        f"{family}/{symmetry}: expected rows {er}, occurrence {eo}, chosen {ec}; found {ar}, {ao}, {ac}"
-        for family, symmetry, er, ar, eo, ao, ec, ac in differences[:SAMPLES]
-    )
-    return Invariant("table_is_previous_release_plus_new_games", len(differences), details)
+    previous, new = _totals(con, PREVIOUS), _totals(con, NEW)
+    known = {
+        (family, symmetry): rows
+        for family, symmetry, rows in con.sql(
+            f"""SELECT family, symmetry, count(*) FROM {NEW} SEMI JOIN {PREVIOUS} USING (family, symmetry, key)
+                GROUP BY ALL"""
+        ).fetchall()
+    }
+    problems = []
+    for part in sorted(previous.keys() | new.keys() | totals.keys()):
+        before, added = previous.get(part, (0, 0, 0)), new.get(part, (0, 0, 0))
+        expected = (before[0] + added[0] - known.get(part, 0), before[1] + added[1], before[2] + added[2])
+        if totals.get(part, (0, 0, 0)) != expected:
+            problems.append(f"{part[0]}/{part[1]}: (rows, occurrence, chosen) expected {expected}, "
+                            f"found {totals.get(part, (0, 0, 0))}")
+    return Invariant("table_is_previous_release_plus_new_games", len(problems), "; ".join(problems[:SAMPLES]))
 
 
 def _key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invariant]:
