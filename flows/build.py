@@ -7,7 +7,7 @@ import os
 import shutil
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from importlib import import_module
@@ -21,8 +21,9 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
-from prefect import flow, get_run_logger, task
+from prefect import Task, flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
+from prefect.futures import PrefectFuture
 
 from flows.artifacts import publish_artifacts
 from flows.fetch import Fetched, fetch
@@ -56,6 +57,7 @@ T = TypeVar("T")
 PUBLISHED = (
     "games", "moves", "rejects", "pattern_stats", "fuseki", "opening_tree", "dont_care_templates", "game_counts",
 )
+GAME_TABLES = ("games", "moves", "rejects", "fuseki", "opening_tree", "game_counts")  # need no pattern_stats
 PATTERN_STATS_SCHEMA = pa.schema([
     ("family", pa.string()), ("symmetry", pa.int32()), ("key", pa.string()), ("occurrence", pa.int64()),
     ("chosen", pa.int64()), ("chosen_rate", pa.float64()), ("orbit_size", pa.int32()), ("stones", pa.int32()),
@@ -372,7 +374,7 @@ def _read_ahead(
     """Row groups `groups` of `file` with their int64 keys, each read on `reader` while the last one is used."""
 
     def read(index: int) -> tuple[pa.Table, np.ndarray]:
-        table = file.read_row_group(index)
+        table = file.read_row_group(index, use_threads=False)  # one core: the writer is the merge's bottleneck
         return table, key_values(table["key"], n_digits)
 
     pending = reader.submit(read, groups[0]) if groups else None
@@ -432,22 +434,27 @@ def _key_ranges(con: duckdb.DuckDBPyConnection, family: str, symmetry: int, part
 
 
 @task(cache_policy=NO_CACHE)
-def build_analytics(con: duckdb.DuckDBPyConnection, config: dict) -> None:
-    """Fuseki, opening tree, don't-care templates and game counts (DuckDB SQL)."""
+def build_game_analytics(con: duckdb.DuckDBPyConnection, config: dict) -> None:
+    """Fuseki, opening tree and game counts: the analytics of games and moves (DuckDB SQL)."""
     build_fuseki(con, moves=config["fuseki_moves"])
     build_opening_tree(con, moves=config["fuseki_moves"])
-    build_dont_care_templates(
-        con, families=config["template_families"], min_occurrence=config["template_min_occurrence"]
-    )
     build_game_counts(con, max_moves=config["game_counts_moves"])
 
 
 @task(cache_policy=NO_CACHE)
-def validate_tables(con: duckdb.DuckDBPyConnection, manifest: dict) -> dict[str, dict]:
-    """Run the expectation suite of every published table; raise if any fails."""
+def build_templates(con: duckdb.DuckDBPyConnection, config: dict) -> None:
+    """Don't-care templates: the analytics of pattern_stats (DuckDB SQL)."""
+    build_dont_care_templates(
+        con, families=config["template_families"], min_occurrence=config["template_min_occurrence"]
+    )
+
+
+@task(cache_policy=NO_CACHE)
+def validate_tables(con: duckdb.DuckDBPyConnection, manifest: dict, *, tables: Sequence[str]) -> dict[str, dict]:
+    """Run the expectation suite of each of `tables`; raise if any fails."""
     logger = get_run_logger()
     results, failures = {}, []
-    for table in PUBLISHED:
+    for table in tables:
         result = import_module(f"expectations.{table}").validate(con, manifest=manifest)
         results[table] = result.to_dict()
         for outcome in result.failures():
@@ -535,6 +542,7 @@ def build_release(
             return read_manifest(layout, current)
         base = _incremental_base(layout, current, fetched, code=code, config=config)
         new_sources = fetched[len(base["sources"]):] if base else fetched
+        previous = layout.release_dir(base["version"]) if base else None
         if base:
             logger.info("incremental build: release %s plus %d new source(s)", base["version"], len(new_sources))
         stage = layout.staging / content
@@ -556,7 +564,6 @@ def build_release(
                 )
                 new_files = ingest.files_in
                 if base:
-                    previous = layout.release_dir(base["version"])
                     ingest = carry_previous(con, previous, Ingest(**base["ingest"]), ingest)
                 ingest = build_game_tables(con, ingest)
             logger.info(ingest.line())
@@ -569,37 +576,37 @@ def build_release(
             if base:
                 for family in families:
                     chosen[family] += base["families"][family]["chosen_events"]
-            with _timed(timings, "aggregate"):
-                if base:
-                    new = aggregate_patterns(con, stage, out=stage / "pattern_stats_new.parquet", show=show_progress)
-                    pattern_stats = merge_pattern_stats(
-                        previous / "pattern_stats.parquet", new, stage / "pattern_stats.parquet", show=show_progress
-                    )
-                    _view(con, "pattern_stats_previous", previous / "pattern_stats.parquet")
-                    _view(con, "pattern_stats_new", new)
-                else:
-                    pattern_stats = aggregate_patterns(
-                        con, stage, out=stage / "pattern_stats.parquet", show=show_progress
-                    )
-                _view(con, "pattern_stats", pattern_stats)
-            fault_point("aggregate")
-            with _timed(timings, "analytics"):
-                build_analytics(con, config)
-            manifest = {
-                "created": created_now(),
-                "code_version": code,
-                "content_hash": content,
-                "config": config,
-                "sources": [{"source": f.source, "sha256": f.sha256} for f in fetched],
-                "ingest": asdict(ingest),
-                "families": {f: {"chosen_events": chosen[f]} for f in families},
-                "incremental": {"base": base["version"], "new_sources": len(new_sources), "files_in": new_files}
-                if base else None,
-                "row_counts": {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in PUBLISHED},
-            }
-            with _timed(timings, "validate"):
-                fault_point("validate", con=con)
-                manifest["expectations"] = validate_tables(con, manifest)
+            fault_point("validate", con=con)
+            with _side_tasks(con) as side:
+                # the analytics of games and moves, and the suites of their tables, run while pattern_stats is built
+                game_analytics = side(build_game_analytics, config)
+                game_suites = side(
+                    validate_tables, {"ingest": asdict(ingest)}, tables=GAME_TABLES, wait_for=[game_analytics]
+                )
+                with _timed(timings, "aggregate"):
+                    pattern_stats = _pattern_stats(con, stage, previous=previous, show=show_progress)
+                fault_point("aggregate")
+                templates = side(build_templates, config)  # while the pattern_stats suite runs
+                with _timed(timings, "analytics"):
+                    game_analytics.result()  # its own error first (the suites then never ran)
+                    expectations = game_suites.result()
+                manifest = {
+                    "created": created_now(),
+                    "code_version": code,
+                    "content_hash": content,
+                    "config": config,
+                    "sources": [{"source": f.source, "sha256": f.sha256} for f in fetched],
+                    "ingest": asdict(ingest),
+                    "families": {f: {"chosen_events": chosen[f]} for f in families},
+                    "incremental": {"base": base["version"], "new_sources": len(new_sources), "files_in": new_files}
+                    if base else None,
+                }
+                with _timed(timings, "validate"):
+                    expectations |= validate_tables(con, manifest, tables=["pattern_stats"])
+                    templates.result()
+                    expectations |= validate_tables(con, manifest, tables=["dont_care_templates"])
+            manifest["row_counts"] = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in PUBLISHED}
+            manifest["expectations"] = {table: expectations[table] for table in PUBLISHED}
             version = next_version(layout, content)
             manifest["timings"] = timings
             manifest["ingest_cpu"] = cpu
@@ -610,6 +617,24 @@ def build_release(
             shutil.rmtree(stage, ignore_errors=True)
         publish_artifacts(layout, read_manifest(layout, version), published=True)
         return read_manifest(layout, version)
+
+
+def _pattern_stats(con: duckdb.DuckDBPyConnection, stage: Path, *, previous: Path | None, show: str) -> Path:
+    """Write the release's pattern_stats file from the shards in `stage` and create the views its suite reads.
+
+    A full build aggregates the shards; an incremental one (`previous`: the release it extends)
+    aggregates the new games' shards and merges them with the previous release's file.
+    """
+    out = stage / "pattern_stats.parquet"
+    if previous is None:
+        pattern_stats = aggregate_patterns(con, stage, out=out, show=show)
+    else:
+        new = aggregate_patterns(con, stage, out=stage / "pattern_stats_new.parquet", show=show)
+        pattern_stats = merge_pattern_stats(previous / "pattern_stats.parquet", new, out, show=show)
+        _view(con, "pattern_stats_previous", previous / "pattern_stats.parquet")
+        _view(con, "pattern_stats_new", new)
+    _view(con, "pattern_stats", pattern_stats)
+    return pattern_stats
 
 
 def _incremental_base(
@@ -654,6 +679,33 @@ def _parquet(path: Path) -> str:
 def _view(con: duckdb.DuckDBPyConnection, name: str, path: Path) -> None:
     """Create or replace view `name` of the Parquet file `path`."""
     con.execute(f"CREATE OR REPLACE VIEW {name} AS FROM {_parquet(path)}")
+
+
+@contextlib.contextmanager
+def _side_tasks(con: duckdb.DuckDBPyConnection) -> Iterator[Callable[..., PrefectFuture]]:
+    """Yield `side(task, *args, **kwargs)`: submit a task that takes a DuckDB connection first, with its own cursor
+    of `con`, to run on one of the flow's threads while the build goes on.
+
+    On leaving, wait for every side task and close its cursor; if the build failed, interrupt
+    their queries first.
+    """
+    started: list[tuple[duckdb.DuckDBPyConnection, PrefectFuture]] = []
+
+    def side(work: Task, *args: object, **kwargs: object) -> PrefectFuture:
+        cursor = con.cursor()
+        started.append((cursor, work.submit(cursor, *args, **kwargs)))
+        return started[-1][1]
+
+    try:
+        yield side
+    except BaseException:
+        for cursor, _ in started:
+            cursor.interrupt()
+        raise
+    finally:
+        for cursor, future in started:
+            future.wait()
+            cursor.close()
 
 
 @contextlib.contextmanager

@@ -181,7 +181,7 @@ def fault_point(step: str, *, con: duckdb.DuckDBPyConnection | None = None) -> N
     ``GOPAT_FAULT_STOP=step[,step...]``: at a named step the process says so on stderr and stops
     itself with SIGSTOP, so a test can kill it with SIGKILL at a known point or let it go on with
     SIGCONT. ``GOPAT_FAULT_SQL=statement``: run on the build's database at the step that passes `con`
-    (just before validation), e.g. to break a table and see the expectations stop the publish.
+    (before analytics and validation start), e.g. to break a table and see the expectations stop the publish.
     """
     if step in os.environ.get(FAULT_STOP_ENV, "").split(","):
         print(f"gopat: fault point {step}: stopping (pid {os.getpid()})", file=sys.stderr, flush=True)

@@ -8,6 +8,7 @@ from importlib.resources import files
 import duckdb
 import numpy as np
 import pyarrow as pa
+from numba import njit
 
 from transforms.counting import game_counts_frame
 from transforms.patterns import FAMILIES
@@ -175,13 +176,28 @@ class _Action:
 
     def variants(self, packed: np.ndarray) -> np.ndarray:
         """Packed images under every element: shape (order, N)."""
-        codes = _unpack(packed, self.n)
-        positions = np.arange(self.n)
-        return np.stack([_pack(table[positions, codes[:, perm]]) for perm, table in zip(self.perms, self.tables)])
+        return _images(np.asarray(packed, dtype=np.int64), self.perms, self.tables)
 
     def canonical(self, packed: np.ndarray) -> np.ndarray:
         """The smallest image of each packed template."""
         return self.variants(packed).min(axis=0) if packed.size else packed
+
+
+@njit(cache=True, nogil=True)
+def _images(packed: np.ndarray, perms: np.ndarray, tables: np.ndarray) -> np.ndarray:
+    """Packed images of templates under each element g: cell i of the image of t is tables[g, i, cell perms[g, i] of t]."""
+    order, n = perms.shape
+    images = np.empty((order, packed.size), dtype=np.int64)
+    codes = np.empty(n, dtype=np.uint8)
+    for j in range(packed.size):
+        for i in range(n):
+            codes[i] = (packed[j] >> (3 * (n - 1 - i))) & 7
+        for g in range(order):
+            image = np.int64(0)
+            for i in range(n):
+                image = (image << 3) | tables[g, i, codes[perms[g, i]]]
+            images[g, j] = image
+    return images
 
 
 def _merges(variants: np.ndarray, fresh: np.ndarray, n: int) -> np.ndarray:
@@ -203,7 +219,8 @@ def _merges(variants: np.ndarray, fresh: np.ndarray, n: int) -> np.ndarray:
             wanted = _CODE_SETS[wildcard]
             inside = values & wanted == values
             union = np.zeros(groups.size, dtype=np.uint8)
-            np.bitwise_or.at(union, member_of[inside], values[inside])
+            for value in range(3):  # OR of the groups' value sets, a bit at a time (repeated indices set one bit)
+                union[member_of[inside & (values >> value & 1 == 1)]] |= np.uint8(1 << value)
             present = np.zeros(groups.size, dtype=bool)
             present[member_of[inside & (values == wanted)]] = True
             touched = np.zeros(groups.size, dtype=bool)
