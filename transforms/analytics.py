@@ -185,7 +185,7 @@ class _Action:
 
 @njit(cache=True, nogil=True)
 def _images(packed: np.ndarray, perms: np.ndarray, tables: np.ndarray) -> np.ndarray:
-    """Packed images of templates under each element g: cell i of the image of t is tables[g, i, cell perms[g, i] of t]."""
+    """Packed images of templates under each element g (cell i of t's image: tables[g, i, cell perms[g, i] of t])."""
     order, n = perms.shape
     images = np.empty((order, packed.size), dtype=np.int64)
     codes = np.empty(n, dtype=np.uint8)
