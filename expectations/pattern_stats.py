@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ RESULT_FAMILY = "blk4"
 BATCH_ROWS = 1 << 20
 MERGE_TABLE = "_pattern_stats_merge_check"  # prefix of the scratch tables of the key checks, dropped after
 MERGE_PARTITION_ROWS = 8_000_000  # rows of a family per scratch table
+CHECKERS = 2  # threads checking batches (the key checks are numba, without the GIL)
 SAMPLES = 3
 
 
@@ -192,9 +194,10 @@ def _key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invaria
 
     Family by family, every key of the 8 and 16 symmetries is parsed and checked in batches; the
     well-formed ones go to scratch tables (their own key, and the 16-canonical key they merge into),
-    split by merge key into parts of about MERGE_PARTITION_ROWS rows, where DuckDB finds duplicates
-    and sums the merge one part at a time (a part's hash tables fit in memory; a key's 8 and 16
-    rows and any copies of a row all land in the same part).
+    split by merge key into parts of about MERGE_PARTITION_ROWS rows, where DuckDB sums the merge
+    one part at a time (a part's hash tables fit in memory; a key's 8 and 16 rows and any copies of
+    a row all land in the same part). Keys that come in strictly increasing order within each
+    symmetry, as the build writes them, are unique; otherwise DuckDB counts the duplicates too.
     """
     tallies = {
         name: _Tally(name)
@@ -219,18 +222,19 @@ def _key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invaria
                     f"CREATE OR REPLACE TEMP TABLE {table} "
                     "(symmetry INTEGER, own BIGINT, key BIGINT, occurrence BIGINT, chosen BIGINT)"
                 )
-            with ThreadPoolExecutor(max_workers=1) as checker:  # checks a batch while the last one is inserted
-                checked: Future | None = None
+            order = _Order()
+            with ThreadPoolExecutor(max_workers=CHECKERS) as checker:  # batches are checked while others are inserted
+                pending: deque[Future[_Checked]] = deque()
                 for symmetry in SYMMETRIES:
                     for batch in _batches(con, source, family, symmetry):
-                        following = checker.submit(_merge_rows, family, groups, symmetry, batch, tallies, parts)
-                        if checked is not None:
-                            _insert(con, tables, checked.result())
-                        checked = following
-                if checked is not None:
-                    _insert(con, tables, checked.result())
+                        pending.append(checker.submit(_merge_rows, family, groups, symmetry, batch, parts))
+                        if len(pending) > CHECKERS:
+                            _take(con, tables, pending.popleft().result(), tallies, order)
+                while pending:
+                    _take(con, tables, pending.popleft().result(), tallies, order)
             for table in tables:
-                tallies["family_symmetry_key_unique"].add(*_duplicates(con, family, table))
+                if not order.increasing:
+                    tallies["family_symmetry_key_unique"].add(*_duplicates(con, family, table))
                 tallies["symmetry16_is_symmetry8_merged_by_colour_swap"].add(*_merge_differences(con, family, table))
         finally:
             for table in tables:
@@ -238,11 +242,35 @@ def _key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invaria
     return [tally.invariant() for tally in tallies.values()]
 
 
-def _merge_rows(
-    family: str, groups: dict[int, Group], symmetry: int, batch: dict, tallies: dict[str, _Tally], parts: int
-) -> list[pa.Table]:
+@dataclass
+class _Order:
+    """Whether the well-formed keys of one family have come in strictly increasing order in each symmetry."""
+
+    increasing: bool = True
+    last: dict[int, int] = field(default_factory=dict)
+
+    def add(self, symmetry: int, keys: np.ndarray) -> None:
+        """Take the next batch of keys of `symmetry`, in table order."""
+        if len(keys):
+            follows = symmetry not in self.last or keys[0] > self.last[symmetry]
+            self.increasing = self.increasing and follows and bool(np.all(keys[1:] > keys[:-1]))
+            self.last[symmetry] = int(keys[-1])
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """One checked batch: its well-formed keys, the violations found (count and examples by invariant name) and
+    its scratch rows by part."""
+
+    symmetry: int
+    keys: np.ndarray
+    found: dict[str, tuple[int, list[str]]]
+    parts: list[pa.Table]
+
+
+def _merge_rows(family: str, groups: dict[int, Group], symmetry: int, batch: dict, parts: int) -> _Checked:
     """Check one batch, then its scratch rows (symmetry, own key, 16-canonical key, counts) split into `parts`."""
-    keys, ok = _check_batch(family, groups[symmetry], batch, tallies)
+    keys, ok, found = _check_batch(family, groups[symmetry], batch)
     merge_keys = groups[16].canonicalize(keys)[0] if symmetry == 8 else keys
     rows = pa.table({
         "symmetry": pa.array(np.full(len(keys), symmetry, dtype=np.int32)), "own": keys,
@@ -252,12 +280,19 @@ def _merge_rows(
     order = np.argsort(part_of, kind="stable")
     ends = np.cumsum(np.bincount(part_of, minlength=parts))
     rows = rows.take(order)
-    return [rows.slice(end - size, size) for end, size in zip(ends, np.diff(ends, prepend=0), strict=True)]
+    split = [rows.slice(end - size, size) for end, size in zip(ends, np.diff(ends, prepend=0), strict=True)]
+    return _Checked(symmetry, keys, found, split)
 
 
-def _insert(con: duckdb.DuckDBPyConnection, tables: list[str], parts: list[pa.Table]) -> None:
-    """Append each part's rows to its scratch table."""
-    for table, rows in zip(tables, parts, strict=True):
+def _take(
+    con: duckdb.DuckDBPyConnection, tables: list[str], checked: _Checked, tallies: dict[str, _Tally], order: _Order
+) -> None:
+    """Count a checked batch's violations and key order (batches are taken in table order) and append each part's
+    scratch rows to its table."""
+    for name, (count, examples) in checked.found.items():
+        tallies[name].add(count, examples)
+    order.add(checked.symmetry, checked.keys)
+    for table, rows in zip(tables, checked.parts, strict=True):
         con.register("merge_rows", rows)
         con.execute(f"INSERT INTO {table} FROM merge_rows")
         con.unregister("merge_rows")
@@ -296,18 +331,19 @@ def _columns(record_batches: list[pa.RecordBatch]) -> dict[str, np.ndarray]:
 
 
 def _check_batch(
-    family: str, group: Group, batch: dict, tallies: dict[str, _Tally]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Tally the key invariants of one batch of one family and symmetry.
+    family: str, group: Group, batch: dict
+) -> tuple[np.ndarray, np.ndarray, dict[str, tuple[int, list[str]]]]:
+    """Check the key invariants of one batch of one family and symmetry.
 
-    Returns the int64 keys of its well-formed rows and the mask of those rows in the batch.
+    Returns the int64 keys of its well-formed rows, the mask of those rows in the batch, and the
+    violations found: count and up to SAMPLES examples by invariant name.
     """
     n_digits = FAMILIES[family].layout.n_digits
     texts = batch["key"]
     parsed, variants, ok = parse_keys(texts, n_digits=n_digits, group=group)
     bad = np.flatnonzero(~ok)
-    tallies["key_is_colour_then_family_digits"].add(
-        len(bad), (f"{family}/{group.order} {texts[int(row)]}" for row in bad[:SAMPLES]))
+    found = {"key_is_colour_then_family_digits": (
+        len(bad), [f"{family}/{group.order} {texts[int(row)]}" for row in bad[:SAMPLES]])}
     keys, variants = parsed[ok], variants[ok]
     canonical, orbit, _ = group.canonicalize(keys)
     recanonical = group.canonicalize(variants)[0]
@@ -330,9 +366,8 @@ def _check_batch(
     }
     for name, (wrong, describe) in checks.items():
         rows = np.flatnonzero(wrong)
-        examples = (f"{family}/{group.order} {text(keys[row])}: {describe(row)}" for row in rows[:SAMPLES])
-        tallies[name].add(len(rows), examples)
-    return keys, ok
+        found[name] = (len(rows), [f"{family}/{group.order} {text(keys[row])}: {describe(row)}" for row in rows[:SAMPLES]])
+    return keys, ok, found
 
 
 def parse_keys(texts: pa.Array, *, n_digits: int, group: Group) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -398,18 +433,22 @@ def _duplicates(con: duckdb.DuckDBPyConnection, family: str, table: str) -> tupl
 def _merge_differences(con: duckdb.DuckDBPyConnection, family: str, table: str) -> tuple[int, list[str]]:
     """Number of 16-canonical keys whose merged 8-symmetry counts differ from the 16 rows, and examples.
 
-    Sums scratch table `table` (the 8 rows under their 16-canonical key, and the 16 rows) in DuckDB.
+    Sums scratch table `table` (the 8 rows under their 16-canonical key, and the 16 rows) in DuckDB,
+    both sides in one aggregation (NULL: the key has no row of that side).
     """
     rows = con.sql(
         f"""WITH sides AS (
-                SELECT key, symmetry, sum(occurrence) AS occurrence, sum(chosen) AS chosen
-                FROM {table} GROUP BY key, symmetry
+                SELECT
+                    key,
+                    sum(occurrence) FILTER (WHERE symmetry = 8) AS occurrence_8,
+                    sum(chosen) FILTER (WHERE symmetry = 8) AS chosen_8,
+                    sum(occurrence) FILTER (WHERE symmetry = 16) AS occurrence_16,
+                    sum(chosen) FILTER (WHERE symmetry = 16) AS chosen_16
+                FROM {table} GROUP BY key
             )
-            SELECT count(*) OVER () AS differences, coalesce(m.key, t.key) AS key,
-                   m.occurrence, m.chosen, t.occurrence, t.chosen
-            FROM (FROM sides WHERE symmetry = 8) AS m
-            FULL OUTER JOIN (FROM sides WHERE symmetry = 16) AS t USING (key)
-            WHERE m.occurrence IS DISTINCT FROM t.occurrence OR m.chosen IS DISTINCT FROM t.chosen
+            SELECT count(*) OVER () AS differences, key, occurrence_8, chosen_8, occurrence_16, chosen_16
+            FROM sides
+            WHERE occurrence_8 IS DISTINCT FROM occurrence_16 OR chosen_8 IS DISTINCT FROM chosen_16
             ORDER BY key LIMIT {SAMPLES}"""
     ).fetchall()
     n_digits = FAMILIES[family].layout.n_digits

@@ -279,7 +279,6 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, out: Path
              for bounds in _key_ranges(con, family, symmetry, -(-rows // SUM_ROWS_PER_QUERY))]
     with (
         pq.ParquetWriter(out, PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET) as writer,
-        con.cursor() as describing,
         ThreadPoolExecutor(max_workers=1) as background,
         progress(show, "pattern_stats", len(parts)) as advance,
     ):
@@ -289,31 +288,28 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, out: Path
                 "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
                 [family, symmetry, lo, hi],
             )
-            summed = con.sql(sql("pattern_stats__summed")).to_arrow_table()
+            summed = con.sql(sql("pattern_stats")).to_arrow_table()
             if written is not None:
                 written.result()
-            written = background.submit(_write_part, describing, writer, family, symmetry, summed)
+            written = background.submit(_write_part, writer, family, summed)
             advance(f"{family} {symmetry}")
         if written is not None:
             written.result()
     return out
 
 
-def _write_part(
-    cursor: duckdb.DuckDBPyConnection, writer: pq.ParquetWriter, family: str, symmetry: int, summed: pa.Table
-) -> None:
-    """Describe one summed part's keys and append its pattern_stats rows to the file.
+def _write_part(writer: pq.ParquetWriter, family: str, summed: pa.Table) -> None:
+    """Append one summed part of `family` (pattern_stats.sql, int64 keys) to the file, its keys described.
 
-    Runs on a thread while the build's connection sums the next part, so it has its own cursor
-    (a cursor's variables and registered tables are its own).
+    The key becomes its digit string and `stones` and `diagram` are added, in Arrow: passing the
+    strings through DuckDB cost more than drawing them. Runs on a thread while the build's
+    connection sums the next part.
     """
     described = describe_keys(family, summed["key"].to_numpy())
-    cursor.execute("SET VARIABLE summed_part = {'family': ?, 'symmetry': ?}", [family, symmetry])
-    cursor.register("summed_described", pa.Table.from_arrays(
-        summed.columns + described.columns, names=summed.column_names + described.column_names))
-    rows = cursor.sql(sql("pattern_stats")).to_arrow_table().cast(PATTERN_STATS_SCHEMA)
-    cursor.unregister("summed_described")
-    writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
+    columns = {**{name: summed[name] for name in summed.column_names}, **{
+        "key": described["key_text"], "stones": described["stones"], "diagram": described["diagram"]}}
+    rows = pa.table([columns[name] for name in PATTERN_STATS_SCHEMA.names], names=PATTERN_STATS_SCHEMA.names)
+    writer.write_table(rows.cast(PATTERN_STATS_SCHEMA), row_group_size=ROW_GROUP_ROWS)
 
 
 @task(cache_policy=NO_CACHE)

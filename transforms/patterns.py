@@ -695,10 +695,16 @@ def stones(family: str, keys: np.ndarray) -> np.ndarray:
     """Number of occupied cells (black or white) in the stone plane of each key (int64 array)."""
     layout = FAMILIES[family].layout
     values = np.asarray(keys, dtype=np.int64)
-    count = np.zeros(values.shape, dtype=np.int64)
-    for j in range(len(layout.points)):
-        digit = (values >> (2 * (layout.n_digits - 2 - j))) & 3
-        count += (digit == 1) | (digit == 2)
+    return _stones(np.ascontiguousarray(values).ravel(), len(layout.points), layout.n_digits).reshape(values.shape)
+
+
+@njit(cache=True, nogil=True)
+def _stones(keys: np.ndarray, n_cells: int, n_digits: int) -> np.ndarray:
+    count = np.zeros(keys.size, dtype=np.int64)
+    for row in range(keys.size):
+        for cell in range(n_cells):
+            digit = (keys[row] >> (2 * (n_digits - 2 - cell))) & 3
+            count[row] += (digit == 1) | (digit == 2)
     return count
 
 

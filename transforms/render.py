@@ -154,10 +154,13 @@ def _digit_text(
 ) -> np.ndarray:
     out = np.empty((keys.size, template.size), dtype=np.uint8)
     n_digits = slots.size + 1
-    for row in range(keys.size):
+    for row in range(keys.size):  # byte loops: numba's row slice assignments cost more than the bytes
         key = keys[row]
-        out[row] = template
-        out[row, : words.shape[1]] = words[(key >> (2 * (n_digits - 1))) & 3]
+        for i in range(template.size):
+            out[row, i] = template[i]
+        word = (key >> (2 * (n_digits - 1))) & 3
+        for i in range(words.shape[1]):
+            out[row, i] = words[word, i]
         for digit in range(n_digits - 1):
             out[row, slots[digit]] = alphabets[digit, (key >> (2 * (n_digits - 2 - digit))) & 3]
     return out

@@ -275,6 +275,29 @@ def test_duplicate_key_is_caught(table: duckdb.DuckDBPyConnection, manifest: dic
     }
 
 
+def test_keys_in_order_are_unique_without_counting_duplicates(
+    table: duckdb.DuckDBPyConnection, manifest: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def duplicates(*_: object) -> None:
+        raise AssertionError("duplicates counted although every key came in increasing order")
+
+    monkeypatch.setattr(pattern_stats, "_duplicates", duplicates)
+    assert not failing(table, manifest)
+
+
+def test_keys_out_of_order_are_counted_for_duplicates(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    table.execute("CREATE OR REPLACE TABLE pattern_stats AS FROM pattern_stats ORDER BY hash(key)")
+    assert not failing(table, manifest)
+    family, symmetry, key, _, _ = row_where(table, "family = 'sq3' AND symmetry = 16 AND chosen = 0")
+    table.execute(
+        """CREATE OR REPLACE TABLE pattern_stats AS
+           SELECT * FROM (FROM pattern_stats UNION ALL FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?)
+           ORDER BY family, symmetry, key""",
+        [family, symmetry, key],
+    )
+    assert "family_symmetry_key_unique" in failing(table, manifest)
+
+
 @pytest.mark.parametrize(
     ("fault", "expected"),
     [

@@ -1,21 +1,47 @@
 -- pattern_stats: one row per family x symmetry (8|16) x canonical key, sorted by family, symmetry, key.
--- Selects one part: `summed_described` is a part of step 1 (pattern_stats__summed.sql) with the
--- printable columns of its keys (transforms/stats.py describe_keys); the build appends the parts,
--- in order, to the table's Parquet file. `key` is the canonical key's digit string (for d12 the
--- seed's 27-digit hash); `result` is the 4x4 block's who-played-where mask (blk4 only, else NULL).
-WITH summed AS (
-    SELECT * FROM summed_described
+-- `pattern_shards` is the union of the per-shard Parquet files the extraction workers wrote,
+-- already canonical under the 8- and 16-element groups (transforms/stats.py canonical_shard), so
+-- merging shards is a plain sum. One run sums one part: the family and symmetry of the variable
+-- `summed_part` and its key range [lo, hi) (NULL: unbounded), so that one hash table fits the
+-- build's memory limit however large the corpus. Rows come out in key order; the parts are taken
+-- in (family, symmetry, key) order, so the build appends them to the table's Parquet file sorted,
+-- without a global sort.
+-- The bounds fold into constant filters of the Parquet scan, which then reads only the shards'
+-- row groups that can hold the range (a COALESCE over `key` is not pushed down: every part read
+-- its whole family and symmetry).
+-- `key` is the int64 canonical key here. The build writes it as its digit string (for d12 the
+-- seed's 27-digit hash) and adds the columns `stones` and `diagram` of each key in Arrow
+-- (transforms/stats.py describe_keys); `result` is the 4x4 block's who-played-where mask (blk4
+-- only, else NULL).
+WITH part AS (
+    SELECT key, orbit_size, occurrence, chosen, result
+    FROM pattern_shards
+    WHERE
+        family = getvariable('summed_part').family
+        AND symmetry = getvariable('summed_part').symmetry
+        AND (getvariable('summed_part').lo IS NULL OR key >= getvariable('summed_part').lo)
+        AND (getvariable('summed_part').hi IS NULL OR key < getvariable('summed_part').hi)
+),
+
+summed AS (
+    SELECT
+        key,
+        max(orbit_size) AS orbit_size,
+        sum(occurrence)::BIGINT AS occurrence,
+        sum(chosen)::BIGINT AS chosen,
+        bit_or(result) AS result
+    FROM part
+    GROUP BY key
 )
 
 SELECT
     getvariable('summed_part').family AS family,
     getvariable('summed_part').symmetry AS symmetry,
-    summed.key_text AS key,
-    summed.occurrence,
-    summed.chosen,
-    summed.chosen / summed.occurrence AS chosen_rate,
-    summed.orbit_size,
-    summed.stones,
-    summed.diagram,
-    summed.result
-FROM summed;
+    key,
+    occurrence,
+    chosen,
+    chosen / occurrence AS chosen_rate,
+    orbit_size,
+    result
+FROM summed
+ORDER BY key;
