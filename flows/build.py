@@ -68,6 +68,7 @@ PATTERN_STATS_PARQUET = {  # dictionaries only for the repetitive columns: keys 
     "compression": "zstd", "use_dictionary": ["family", "symmetry", "orbit_size", "stones", "result"],
 }
 SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
+SAMPLE_SHARDS = 4  # shards whose keys give the parts' key ranges
 DUCKDB_MEMORY = "2GB"  # the build's DuckDB spills to staging/ beyond this (with workers: peak <= 4 GiB)
 
 
@@ -272,8 +273,10 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, out: Path
     described and written on a thread while DuckDB sums the next one. Returns `out`: the file of
     `pattern_stats` the release publishes, or of the new games' counts in an incremental build.
     """
-    shards = ", ".join(f"'{path}'" for path in sorted((stage / "patterns").glob("*.parquet")))
-    con.execute(f"CREATE OR REPLACE VIEW pattern_shards AS SELECT * FROM read_parquet([{shards}])")
+    shards = sorted((stage / "patterns").glob("*.parquet"))  # extract_shards writes one at least
+    con.execute(f"CREATE OR REPLACE VIEW pattern_shards AS SELECT * FROM {_parquet(shards)}")
+    sample = shards[:: -(-len(shards) // SAMPLE_SHARDS)]
+    con.execute(f"CREATE OR REPLACE VIEW pattern_shards_sample AS SELECT * FROM {_parquet(sample)}")
     counts = con.execute("SELECT family, symmetry, count(*) FROM pattern_shards GROUP BY ALL ORDER BY ALL").fetchall()
     parts = [(family, symmetry, bounds) for family, symmetry, rows in counts
              for bounds in _key_ranges(con, family, symmetry, -(-rows // SUM_ROWS_PER_QUERY))]
@@ -418,11 +421,15 @@ def _row_groups(tables: Iterable[pa.Table]) -> Iterator[pa.Table]:
 
 
 def _key_ranges(con: duckdb.DuckDBPyConnection, family: str, symmetry: int, parts: int) -> list[tuple]:
-    """`parts` consecutive [lo, hi) ranges (None: unbounded) of one family's and symmetry's shard keys."""
+    """`parts` consecutive [lo, hi) ranges (None: unbounded) of one family's and symmetry's shard keys.
+
+    Cut at quantiles of the keys of a few shards spread over the corpus (view pattern_shards_sample):
+    every shard counts the patterns of its own games, and the ranges need only be about even.
+    """
     if parts <= 1:
         return [(None, None)]
     cuts = con.execute(
-        "SELECT approx_quantile(key, ?::FLOAT[]) FROM pattern_shards WHERE family = ? AND symmetry = ?",
+        "SELECT approx_quantile(key, ?::FLOAT[]) FROM pattern_shards_sample WHERE family = ? AND symmetry = ?",
         [[i / parts for i in range(1, parts)], family, symmetry],
     ).fetchone()[0]
     bounds = [None, *sorted(set(cuts)), None]
@@ -667,9 +674,10 @@ def _incremental_base(
     return manifest
 
 
-def _parquet(path: Path) -> str:
-    """`read_parquet('<path>')` as SQL."""
-    return "read_parquet('" + str(path).replace("'", "''") + "')"
+def _parquet(paths: Path | Sequence[Path]) -> str:
+    """`read_parquet([...])` of one file or a list of files, as SQL."""
+    files = [paths] if isinstance(paths, Path) else paths
+    return "read_parquet([" + ", ".join("'" + str(path).replace("'", "''") + "'" for path in files) + "])"
 
 
 def _view(con: duckdb.DuckDBPyConnection, name: str, path: Path) -> None:
