@@ -41,7 +41,7 @@ SCHEMA = {
 }
 SYMMETRIES = (8, 16)
 RESULT_FAMILY = "blk4"
-BATCH_ROWS = 1 << 20
+BATCH_ROWS = 1 << 19  # rows a batch: CHECKERS + 1 batches are in memory at once
 MERGE_TABLE = "_pattern_stats_merge_check"  # prefix of the scratch tables of the key checks, dropped after
 MERGE_PARTITION_ROWS = 8_000_000  # rows of a family per scratch table
 CHECKERS = 2  # threads checking batches (the key checks are numba, without the GIL)

@@ -270,8 +270,9 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, out: Path
     Each family and symmetry is summed in key ranges of about SUM_ROWS_PER_QUERY shard rows (cut at
     approximate quantiles of the keys), in key order, so neither the sum nor the file needs more
     memory than one range, and the table comes out sorted without a global sort. Each range is
-    described and written on a thread while DuckDB sums the next one. Returns `out`: the file of
-    `pattern_stats` the release publishes, or of the new games' counts in an incremental build.
+    described and written on a thread while DuckDB sums the next one, in row groups that do not
+    depend on the ranges (_RowGroups). Returns `out`: the file of `pattern_stats` the release
+    publishes, or of the new games' counts in an incremental build.
     """
     shards = sorted((stage / "patterns").glob("*.parquet"))  # extract_shards writes one at least
     con.execute(f"CREATE OR REPLACE VIEW pattern_shards AS SELECT * FROM {_parquet(shards)}")
@@ -285,6 +286,7 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, out: Path
         ThreadPoolExecutor(max_workers=1) as background,
         progress(show, "pattern_stats", len(parts)) as advance,
     ):
+        groups = _RowGroups()  # used on the background thread only
         written: Future | None = None
         for family, symmetry, (lo, hi) in parts:
             con.execute(
@@ -294,25 +296,30 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, out: Path
             summed = con.sql(sql("pattern_stats")).to_arrow_table()
             if written is not None:
                 written.result()
-            written = background.submit(_write_part, writer, family, summed)
+            written = background.submit(_write_part, writer, groups, (family, symmetry), summed)
             advance(f"{family} {symmetry}")
         if written is not None:
             written.result()
+        for rows in groups.rest():
+            writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
     return out
 
 
-def _write_part(writer: pq.ParquetWriter, family: str, summed: pa.Table) -> None:
-    """Append one summed part of `family` (pattern_stats.sql, int64 keys) to the file, its keys described.
+def _write_part(writer: pq.ParquetWriter, groups: _RowGroups, part: tuple[str, int], summed: pa.Table) -> None:
+    """Describe one summed range of `part` (family, symmetry; pattern_stats.sql, int64 keys) and write its full row
+    groups to the file.
 
     The key becomes its digit string and `stones` and `diagram` are added, in Arrow: passing the
     strings through DuckDB cost more than drawing them. Runs on a thread while the build's
-    connection sums the next part.
+    connection sums the next range.
     """
-    described = describe_keys(family, summed["key"].to_numpy())
+    described = describe_keys(part[0], summed["key"].to_numpy())
     columns = {**{name: summed[name] for name in summed.column_names}, **{
         "key": described["key_text"], "stones": described["stones"], "diagram": described["diagram"]}}
     rows = pa.table([columns[name] for name in PATTERN_STATS_SCHEMA.names], names=PATTERN_STATS_SCHEMA.names)
-    writer.write_table(rows.cast(PATTERN_STATS_SCHEMA), row_group_size=ROW_GROUP_ROWS)
+    # one chunk a column (the strings are one already): only the row groups that span two ranges are copied
+    for group in groups.add(part, rows.cast(PATTERN_STATS_SCHEMA).combine_chunks()):
+        writer.write_table(group, row_group_size=ROW_GROUP_ROWS)
 
 
 @task(cache_policy=NO_CACHE)
@@ -334,21 +341,24 @@ def merge_pattern_stats(previous: Path, new: Path, out: Path, *, show: str) -> P
     ):
         base_parts, new_parts = _row_group_parts(base_file, previous), _row_group_parts(new_file, new)
         parts = sorted(base_parts.keys() | new_parts.keys())
+        groups = _RowGroups()
         written: Future | None = None
         with progress(show, "pattern_stats merge", len(parts)) as advance:
             for family, symmetry in parts:
                 n_digits = FAMILIES[family].layout.n_digits
                 chunks = _merge_part(*(
-                    _read_ahead(file, groups.get((family, symmetry), []), n_digits=n_digits, reader=reader)
-                    for file, groups in ((base_file, base_parts), (new_file, new_parts))
+                    _read_ahead(file, row_groups.get((family, symmetry), []), n_digits=n_digits, reader=reader)
+                    for file, row_groups in ((base_file, base_parts), (new_file, new_parts))
                 ))
-                for rows in _row_groups(chunks):
+                for rows in chain.from_iterable(groups.add((family, symmetry), chunk) for chunk in chunks):
                     if written is not None:
                         written.result()
                     written = background.submit(writer.write_table, rows, row_group_size=ROW_GROUP_ROWS)
                 advance(f"{family} {symmetry}")
             if written is not None:
                 written.result()
+            for rows in groups.rest():
+                writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
     return out
 
 
@@ -405,19 +415,37 @@ def _merge_part(
             yield table
 
 
-def _row_groups(tables: Iterable[pa.Table]) -> Iterator[pa.Table]:
-    """The rows of `tables`, in order, regrouped into tables of ROW_GROUP_ROWS rows (the last may be shorter)."""
-    pending: list[pa.Table] = []
-    rows = 0
-    for table in tables:
-        pending.append(table)
-        rows += table.num_rows
-        while rows >= ROW_GROUP_ROWS:
-            joined = pa.concat_tables(pending)
-            yield joined.slice(0, ROW_GROUP_ROWS).combine_chunks()
-            pending, rows = [joined.slice(ROW_GROUP_ROWS)], rows - ROW_GROUP_ROWS
-    if rows:
-        yield pa.concat_tables(pending).combine_chunks()
+class _RowGroups:
+    """Regroups pattern_stats rows, one family and symmetry after another, into the row groups of the file.
+
+    Rows come in tables of any size and chunking; a row group ends every ROW_GROUP_ROWS rows and
+    where the family or symmetry changes, and is one contiguous table. So the file's bytes depend
+    on its rows only, not on how they were summed or merged (the same inputs give the same file).
+    """
+
+    def __init__(self) -> None:
+        self._part: tuple[str, int] | None = None
+        self._pending: list[pa.Table] = []
+        self._rows = 0
+
+    def add(self, part: tuple[str, int], rows: pa.Table) -> list[pa.Table]:
+        """Take `rows` of `part` (family, symmetry), which follow every row taken before; return the row groups
+        completed."""
+        done = self.rest() if part != self._part else []
+        self._part = part
+        self._pending.append(rows)
+        self._rows += rows.num_rows
+        while self._rows >= ROW_GROUP_ROWS:
+            joined = pa.concat_tables(self._pending)
+            done.append(joined.slice(0, ROW_GROUP_ROWS).combine_chunks())
+            self._pending, self._rows = [joined.slice(ROW_GROUP_ROWS)], self._rows - ROW_GROUP_ROWS
+        return done
+
+    def rest(self) -> list[pa.Table]:
+        """The last, shorter row group of the current part (if it has rows left); the next part starts afresh."""
+        done = [pa.concat_tables(self._pending).combine_chunks()] if self._rows else []
+        self._pending, self._rows = [], 0
+        return done
 
 
 def _key_ranges(con: duckdb.DuckDBPyConnection, family: str, symmetry: int, parts: int) -> list[tuple]:

@@ -1,7 +1,8 @@
 """aggregate_patterns and merge_pattern_stats: the table of a corpus comes out the same however it is cut.
 
-Summing the shards in many key ranges gives the table summed in one range; the table of some shards
-merged with the table of the others (an incremental build) gives the table of all of them.
+Summing the shards in many key ranges gives the file summed in one range, byte for byte; the table
+of some shards merged with the table of the others (an incremental build) gives the file of all of
+them.
 """
 
 from __future__ import annotations
@@ -33,19 +34,21 @@ def stage(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> Path:
     return folder
 
 
-def pattern_stats(stage: Path, rows_per_part: int, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
+def pattern_stats(stage: Path, rows_per_part: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple], bytes]:
+    """The rows and the bytes of the stage's pattern_stats file summed in parts of about `rows_per_part` shard rows."""
     monkeypatch.setattr(build, "SUM_ROWS_PER_QUERY", rows_per_part)
     with duckdb.connect() as con:
         out = build.aggregate_patterns.fn(con, stage, out=stage / "pattern_stats.parquet", show="quiet")
-        return con.execute(f"FROM read_parquet('{out}')").fetchall()
+        return con.execute(f"FROM read_parquet('{out}')").fetchall(), out.read_bytes()
 
 
-def test_many_key_ranges_give_the_one_range_table(stage: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    whole = pattern_stats(stage, 10**9, monkeypatch)
+def test_many_key_ranges_give_the_one_range_file(stage: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build, "ROW_GROUP_ROWS", 700)  # row groups that ranges of 1,000 shard rows cut across
+    whole, whole_bytes = pattern_stats(stage, 10**9, monkeypatch)
     with duckdb.connect() as con:
         shard_rows = con.execute(f"SELECT count(*) FROM '{stage}/patterns/*.parquet'").fetchone()[0]
     assert shard_rows > 50_000  # enough rows that 1,000 per part means dozens of parts per family
-    assert pattern_stats(stage, 1_000, monkeypatch) == whole
+    assert pattern_stats(stage, 1_000, monkeypatch) == (whole, whole_bytes)
     keys = [(family, symmetry, key) for family, symmetry, key, *_ in whole]
     assert keys == sorted(keys)  # written in order, no global sort
     assert len(set(keys)) == len(keys)
@@ -75,6 +78,7 @@ def test_previous_table_merged_with_new_counts_is_the_whole_table(
         tmp_path / "merged.parquet", show="quiet",
     )
     assert pq.read_table(merged).equals(pq.read_table(whole))
+    assert merged.read_bytes() == whole.read_bytes()
     groups = pq.ParquetFile(merged).metadata
     assert groups.num_row_groups > 100
     assert max(groups.row_group(i).num_rows for i in range(groups.num_row_groups)) == 700
