@@ -50,12 +50,18 @@ def canonical_counts(raw: pl.DataFrame, *, family: str, symmetry: int) -> pl.Dat
 
 def canonical_shard(raw: pl.DataFrame, *, symmetries: tuple[int, ...] = (8, 16)) -> pl.DataFrame:
     """Raw counts of a shard (family, key, occurrence, chosen, result) summed per family, symmetry
-    and canonical key, so that shards merge by plain sums."""
-    parts = [
-        canonical_counts(part.drop("family"), family=family, symmetry=symmetry)
-        for (family,), part in raw.group_by("family", maintain_order=True)
-        for symmetry in symmetries
-    ]
+    and canonical key, so that shards merge by plain sums.
+
+    Each family's group of 16 contains its group of 8, so the 16-symmetry counts are summed from
+    the 8-symmetry ones (fewer rows than the raw keys) rather than from the raw keys again.
+    """
+    parts = []
+    for (family,), part in raw.group_by("family", maintain_order=True):
+        counts = part.drop("family")
+        for symmetry in sorted(symmetries):
+            summed = canonical_counts(counts, family=family, symmetry=symmetry)
+            parts.append(summed)
+            counts = summed.select("key", "occurrence", "chosen", "result")
     return pl.concat(parts) if parts else pl.DataFrame(schema=CANONICAL_SCHEMA)
 
 
