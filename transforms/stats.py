@@ -36,7 +36,7 @@ def canonical_counts(raw: pl.DataFrame, *, family: str, symmetry: int) -> pl.Dat
     n = len(starts)
     return pl.DataFrame(
         {
-            "family": pl.Series([family] * n, dtype=pl.String),
+            "family": pl.repeat(family, n, eager=True, dtype=pl.String),
             "symmetry": np.full(n, symmetry, dtype=np.int32),
             "key": keys[starts],
             "orbit_size": orbit[order][starts].astype(np.int32),

@@ -3,6 +3,7 @@
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from numba import njit
@@ -434,6 +435,7 @@ def _colour_swap_element(layout: KeyLayout) -> Element:
     return Element(tuple(range(layout.n_digits)), tuple(maps))
 
 
+@cache  # building a group checks its closure (about 20 ms); groups are immutable, so one serves every caller
 def square_group(layout: KeyLayout, *, colour_swap: bool) -> Group:
     """D4 on the layout's points (8 elements); with ``colour_swap`` its product with the colour swap (16).
 
