@@ -483,6 +483,14 @@ def test_registry_layouts_and_groups():
         d12.group(4)
 
 
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_group_of_8_is_in_the_group_of_16(family):
+    """canonical_shard sums the 16-symmetry counts from the 8-symmetry ones, which needs this."""
+    group8, group16 = FAMILIES[family].group(8), FAMILIES[family].group(16)
+    assert set(group8.elements) < set(group16.elements)
+    assert FAMILIES[family].group(8) is group8  # built once (square_group is cached)
+
+
 def test_stones_and_diagram():
     example = parse_key("110000020000013000003000003")
     assert stones("d12", np.array([example, 1 << 52])).tolist() == [3, 0]  # its diagram: test_render.py
