@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import duckdb
 import numpy as np
 
-from expectations.runner import (
+from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     combine,
@@ -19,8 +19,8 @@ from expectations.runner import (
     sql_invariant,
     table_columns,
 )
-from transforms.patterns import FAMILIES
-from transforms.symmetry import Element, Group
+from gopat.transforms.patterns import FAMILIES
+from gopat.transforms.symmetry import Element, Group
 
 TABLE = "dont_care_templates"
 SCHEMA = {

@@ -6,7 +6,7 @@ import math
 
 import duckdb
 
-from expectations.runner import (
+from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     combine,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from expectations.runner import (
+from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     run_invariants,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from expectations.runner import (
+from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     combine,
@@ -16,7 +16,7 @@ from expectations.runner import (
     sql_invariant,
     table_columns,
 )
-from transforms.analytics import sql_text
+from gopat.transforms.analytics import sql_text
 
 TABLE = "opening_tree"
 SCHEMA = {

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
-from expectations.runner import (
+from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     count_invariants,
@@ -22,8 +22,8 @@ from expectations.runner import (
     schema_invariant,
     table_columns,
 )
-from transforms.patterns import FAMILIES, stones
-from transforms.symmetry import Group, key_string
+from gopat.transforms.patterns import FAMILIES, stones
+from gopat.transforms.symmetry import Group, key_string
 
 TABLE = "pattern_stats"
 PREVIOUS, NEW = "pattern_stats_previous", "pattern_stats_new"  # the views of an incremental build

@@ -25,11 +25,11 @@ from prefect import Task, flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import PrefectFuture
 
-from flows.artifacts import publish_artifacts
-from flows.fetch import Fetched, fetch
-from flows.progress import progress
-from flows.shards import check_runner, extract_shard, shard_executor
-from flows.release import (
+from gopat.flows.artifacts import publish_artifacts
+from gopat.flows.fetch import Fetched, fetch
+from gopat.flows.progress import progress
+from gopat.flows.shards import check_runner, extract_shard, shard_executor
+from gopat.flows.release import (
     Layout,
     build_lock,
     code_version,
@@ -41,17 +41,17 @@ from flows.release import (
     publish,
     read_manifest,
 )
-from transforms.analytics import (
+from gopat.transforms.analytics import (
     DEFAULT_MIN_OCCURRENCE,
     build_dont_care_templates,
     build_fuseki,
     build_game_counts,
     build_opening_tree,
 )
-from transforms.archives import Limits, MemberReject, iter_members
-from transforms.games import GAMES_SCHEMA, MOVES_SCHEMA, REJECTS_SCHEMA, ingest_members, reject_row
-from transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves
-from transforms.stats import describe_keys, key_values, merge_counts
+from gopat.transforms.archives import Limits, MemberReject, iter_members
+from gopat.transforms.games import GAMES_SCHEMA, MOVES_SCHEMA, REJECTS_SCHEMA, ingest_members, reject_row
+from gopat.transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves
+from gopat.transforms.stats import describe_keys, key_values, merge_counts
 
 T = TypeVar("T")
 PUBLISHED = (
@@ -101,7 +101,7 @@ class Ingest:
 
 def sql(name: str) -> str:
     """The text of transforms/sql/<name>.sql."""
-    return files("transforms").joinpath("sql", f"{name}.sql").read_text()
+    return files("gopat.transforms").joinpath("sql", f"{name}.sql").read_text()
 
 
 def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -486,7 +486,7 @@ def validate_tables(con: duckdb.DuckDBPyConnection, manifest: dict, *, tables: S
     logger = get_run_logger()
     results, failures = {}, []
     for table in tables:
-        result = import_module(f"expectations.{table}").validate(con, manifest=manifest)
+        result = import_module(f"gopat.expectations.{table}").validate(con, manifest=manifest)
         results[table] = result.to_dict()
         for outcome in result.failures():
             failures.append(f"{table}: {outcome.expectation}: {outcome.details}")

@@ -20,17 +20,17 @@ import polars as pl
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from flows.fetch import fetch, is_url, sha256_file, sha256_folder
-from flows.release import Layout, code_version, created_now, current_version, read_manifest
-from transforms.archives import MemberReject, iter_members
-from transforms.board import BLACK, WHITE
-from transforms.book import BOOK_MOVES, BOOK_SIZE, Book, build_book
-from transforms.errors import RejectError
-from transforms.games import game_row, ingest_members
-from transforms.parsing import parse_games
-from transforms.patterns import GameMoves
-from transforms.predict import Predictor, evaluate, load_predictor
-from transforms.ranking import DEFAULT_WEIGHTS, Weights, load_weights
+from gopat.flows.fetch import fetch, is_url, sha256_file, sha256_folder
+from gopat.flows.release import Layout, code_version, created_now, current_version, read_manifest
+from gopat.transforms.archives import MemberReject, iter_members
+from gopat.transforms.board import BLACK, WHITE
+from gopat.transforms.book import BOOK_MOVES, BOOK_SIZE, Book, build_book
+from gopat.transforms.errors import RejectError
+from gopat.transforms.games import game_row, ingest_members
+from gopat.transforms.parsing import parse_games
+from gopat.transforms.patterns import GameMoves
+from gopat.transforms.predict import Predictor, evaluate, load_predictor
+from gopat.transforms.ranking import DEFAULT_WEIGHTS, Weights, load_weights
 
 
 def release_version(layout: Layout, release: str | None) -> str:

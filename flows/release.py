@@ -31,8 +31,8 @@ from pathlib import Path
 
 import duckdb
 
-from flows.datadocs import write_datadocs
-from flows.fetch import fetch, is_url, sha256_file
+from gopat.flows.datadocs import write_datadocs
+from gopat.flows.fetch import fetch, is_url, sha256_file
 
 CODE_DIRS = ("transforms", "flows", "expectations")
 REPO = Path(__file__).resolve().parents[1]

@@ -24,8 +24,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from flows.release import Layout, current_version, read_manifest
-from transforms.render import Mark, board_svg, pattern_svg, point_name, position_stones, sequence_stones, sgf_point
+from gopat.flows.release import Layout, current_version, read_manifest
+from gopat.transforms.render import Mark, board_svg, pattern_svg, point_name, position_stones, sequence_stones, sgf_point
 
 _MARK_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _LONGEST_BIN = 400  # game-length histogram: longer games go into the last bin

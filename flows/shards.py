@@ -31,8 +31,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 
 import polars as pl
 
-from transforms.patterns import GameMoves, extract_patterns
-from transforms.stats import CANONICAL_SCHEMA, canonical_shard
+from gopat.transforms.patterns import GameMoves, extract_patterns
+from gopat.transforms.stats import CANONICAL_SCHEMA, canonical_shard
 
 SYMMETRIES = (8, 16)
 LOCAL, DASK = "local", "dask"

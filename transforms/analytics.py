@@ -10,9 +10,9 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
-from transforms.counting import game_counts_frame
-from transforms.patterns import FAMILIES
-from transforms.symmetry import Group
+from gopat.transforms.counting import game_counts_frame
+from gopat.transforms.patterns import FAMILIES
+from gopat.transforms.symmetry import Group
 
 # Template cells: the key digits '0' empty, '1' black, '2' white, '3' off-board, then the wildcards
 # '?' (empty, black or white), 'o' (white or empty), 'x' (black or empty); a wildcard never covers
@@ -35,7 +35,7 @@ DEFAULT_MIN_OCCURRENCE = 100_000
 
 def sql_text(name: str) -> str:
     """The text of ``transforms/sql/<name>.sql``."""
-    return files("transforms").joinpath("sql", f"{name}.sql").read_text()
+    return files("gopat.transforms").joinpath("sql", f"{name}.sql").read_text()
 
 
 def _run(con: duckdb.DuckDBPyConnection, name: str) -> None:

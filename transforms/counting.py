@@ -5,7 +5,7 @@ from collections import Counter
 
 import polars as pl
 
-from transforms.symmetry import d4_point_images, square_points
+from gopat.transforms.symmetry import d4_point_images, square_points
 
 
 def _check_int(name: str, value: int, minimum: int) -> None:

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from transforms.board import replay
-from transforms.errors import RejectError
-from transforms.parsing import GameRecord, parse_games
-from transforms.patterns import GameMoves
+from gopat.transforms.board import replay
+from gopat.transforms.errors import RejectError
+from gopat.transforms.parsing import GameRecord, parse_games
+from gopat.transforms.patterns import GameMoves
 
 HEADERS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
 GAMES_SCHEMA = {

@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 from numba import njit
 
-from transforms.board import (
+from gopat.transforms.board import (
     BLACK,
     EMPTY,
     OFF_BOARD,
@@ -23,7 +23,7 @@ from transforms.board import (
     place_setup,
     play_move,
 )
-from transforms.symmetry import BLOCK4_POINTS, DIAMOND13_POINTS, Group, KeyLayout, square_group, square_points
+from gopat.transforms.symmetry import BLOCK4_POINTS, DIAMOND13_POINTS, Group, KeyLayout, square_group, square_points
 
 ANCHORS = ("last_move", "candidate", "block")
 LIBERTY_ANCHORS = ("last_move", "candidate")
@@ -719,6 +719,6 @@ def diagrams(family: str, keys: np.ndarray) -> np.ndarray:
     A liberty plane (d12) is drawn beside the stones, like seed 000. Drawn (vectorised) by
     :func:`transforms.render.pattern_texts`, the one module that renders diagrams.
     """
-    from transforms.render import pattern_texts  # render builds on this module's FAMILIES
+    from gopat.transforms.render import pattern_texts  # render builds on this module's FAMILIES
 
     return pattern_texts(family, np.asarray(keys, dtype=np.int64))

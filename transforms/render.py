@@ -9,7 +9,7 @@ from html import escape
 import numpy as np
 from numba import njit
 
-from transforms.patterns import FAMILIES, Family
+from gopat.transforms.patterns import FAMILIES, Family
 
 # A pattern is a key (int) or its text: the colour to move ('1' black, '2' white), then one symbol
 # per layout point and plane. Stone-plane symbols: digits 0 empty, 1 black, 2 white, 3 off-board

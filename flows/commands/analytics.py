@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from flows.commands import release_connection, release_options
+from gopat.flows.commands import release_connection, release_options
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -25,14 +25,14 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def show_openings(args: argparse.Namespace) -> int:
-    from transforms.analytics import openings_text
+    from gopat.transforms.analytics import openings_text
 
     sys.stdout.write(openings_text(release_connection(args), moves=args.moves, top=args.top))
     return 0
 
 
 def count_games(args: argparse.Namespace) -> int:
-    from transforms.counting import count_games as count
+    from gopat.transforms.counting import count_games as count
 
     sequences, positions = count(args.moves, board_size=args.board_size)
     if args.json:

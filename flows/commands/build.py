@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from flows.commands import DEFAULT_WAREHOUSE
+from gopat.flows.commands import DEFAULT_WAREHOUSE
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -30,8 +30,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the build flow and print the release and the ingest equation."""
     if args.quiet:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
-    from flows.build import Ingest, build_release
-    from transforms.patterns import DEFAULT_FAMILIES
+    from gopat.flows.build import Ingest, build_release
+    from gopat.transforms.patterns import DEFAULT_FAMILIES
 
     if len(args.expected_sha256) > len(args.source):
         raise ValueError("more --expected-sha256 values than --source values")

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from flows.commands import DEFAULT_WAREHOUSE, release_options
+from gopat.flows.commands import DEFAULT_WAREHOUSE, release_options
 
 LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -58,15 +58,15 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run_suggest(args: argparse.Namespace) -> int:
     """Print the position with the top candidates marked, then one line per candidate."""
-    from flows.evaluate import predictor_for, release_version
-    from flows.release import Layout
-    from transforms.errors import RejectError
-    from transforms.games import game_row
-    from transforms.parsing import parse_games
-    from transforms.patterns import FAMILIES
-    from transforms.predict import score_position, tactics_text
-    from transforms.ranking import DEFAULT_WEIGHTS, load_weights
-    from transforms.render import Mark, board_text, pattern_text, point_name
+    from gopat.flows.evaluate import predictor_for, release_version
+    from gopat.flows.release import Layout
+    from gopat.transforms.errors import RejectError
+    from gopat.transforms.games import game_row
+    from gopat.transforms.parsing import parse_games
+    from gopat.transforms.patterns import FAMILIES
+    from gopat.transforms.predict import score_position, tactics_text
+    from gopat.transforms.ranking import DEFAULT_WEIGHTS, load_weights
+    from gopat.transforms.render import Mark, board_text, pattern_text, point_name
 
     if not 1 <= args.top <= len(LABELS):
         raise ValueError(f"--top must be within 1..{len(LABELS)}, got {args.top}")
@@ -113,7 +113,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     """Run the evaluation flow; print the accuracy (or the JSON record's result)."""
     if args.json:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"  # standard output is the JSON object alone
-    from flows.evaluate import evaluate_release
+    from gopat.flows.evaluate import evaluate_release
 
     record = evaluate_release(games=args.games, warehouse=args.warehouse, release=args.release,
                               weights=args.weights, record=not args.no_record)
@@ -137,10 +137,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
     """Fit ranking weights for a release's levels on held-out games and write them (atomically)."""
     from dataclasses import replace
 
-    from flows.evaluate import predictor_for, read_games, release_version
-    from flows.release import Layout
-    from transforms.predict import LEVELS, RESPONSE, fit
-    from transforms.ranking import Weights
+    from gopat.flows.evaluate import predictor_for, read_games, release_version
+    from gopat.flows.release import Layout
+    from gopat.transforms.predict import LEVELS, RESPONSE, fit
+    from gopat.transforms.ranking import Weights
 
     if args.max_games < 1:
         raise ValueError(f"--max-games must be at least 1, got {args.max_games}")
@@ -165,7 +165,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 def run_holdout(args: argparse.Namespace) -> int:
     """Write the train and test archives of a split by date and print the counts."""
-    from flows.evaluate import split_by_year
+    from gopat.flows.evaluate import split_by_year
 
     source = Path(args.source)
     if not source.exists():

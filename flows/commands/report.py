@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from flows.commands import release_options
+from gopat.flows.commands import release_options
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -23,7 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def write_report(args: argparse.Namespace) -> int:
     """Build the report pages and list them on stderr."""
-    from flows.report import ReportOptions, build_report, report_summary
+    from gopat.flows.report import ReportOptions, build_report, report_summary
 
     options = ReportOptions(top=args.top, symmetry=args.symmetries, explorer_nodes=args.explorer_nodes)
     pages = build_report(Path(args.warehouse), Path(args.output), release=args.release, options=options)

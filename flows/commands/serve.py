@@ -20,7 +20,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted (Ctrl-C or SIGTERM)."""
-    from flows.deployments import serve
+    from gopat.flows.deployments import serve
 
     prefect_file = Path(args.prefect_file)
     if not prefect_file.is_file():

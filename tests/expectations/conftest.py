@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-import expectations.runner  # noqa: F401  (imports GX under its narrow warning filter before any test module)
+import gopat.expectations.runner  # noqa: F401  (imports GX under its narrow warning filter before any test module)
 
 # The published schemas, written out from the schema contract (not taken from the suites).
 GAMES_DDL = """

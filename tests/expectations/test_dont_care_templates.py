@@ -9,10 +9,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from expectations import dont_care_templates
+from gopat.expectations import dont_care_templates
 from tests.transforms import analytics_oracles as O
 from tests.transforms.analytics_tables import read_games
-from transforms import analytics
+from gopat.transforms import analytics
 
 MIN_OCCURRENCE = 100
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from expectations import fuseki
+from gopat.expectations import fuseki
 from tests.transforms import analytics_oracles as O
 from tests.transforms.analytics_tables import load_tables, read_games
-from transforms import analytics
+from gopat.transforms import analytics
 
 MOVES = 6
 GAMES = 200

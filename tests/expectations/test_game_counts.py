@@ -5,8 +5,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from expectations import game_counts
-from transforms import analytics
+from gopat.expectations import game_counts
+from gopat.transforms import analytics
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import json
 import duckdb
 import pytest
 
-from expectations import games
+from gopat.expectations import games
 from tests.expectations.conftest import game_id
 
 

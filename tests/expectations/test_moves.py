@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from expectations import moves
+from gopat.expectations import moves
 from tests.expectations.conftest import game_id
 
 A, B, C = game_id("pro/a.sgf"), game_id("pro/b.sgf"), game_id("pro/c.sgf")

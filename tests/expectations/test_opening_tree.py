@@ -9,9 +9,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from expectations import opening_tree
+from gopat.expectations import opening_tree
 from tests.transforms.analytics_tables import load_tables, read_games
-from transforms import analytics
+from gopat.transforms import analytics
 
 MOVES = 6
 GAMES = 200

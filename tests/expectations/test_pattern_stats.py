@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expectations import pattern_stats
-from transforms.patterns import FAMILIES
-from transforms.symmetry import key_string, parse_key
+from gopat.expectations import pattern_stats
+from gopat.transforms.patterns import FAMILIES
+from gopat.transforms.symmetry import key_string, parse_key
 
 DDL = """
 CREATE TABLE pattern_stats (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from expectations import rejects
+from gopat.expectations import rejects
 
 
 def failing(con: duckdb.DuckDBPyConnection, manifest: dict) -> set[str]:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expectations.runner import (
+from gopat.expectations.runner import (
     ExpectationOutcome,
     Invariant,
     SuiteResult,

@@ -14,11 +14,11 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from flows import build
-from flows.shards import extract_shard
-from transforms.archives import iter_members
-from transforms.games import ingest_members
-from transforms.patterns import DEFAULT_FAMILIES
+from gopat.flows import build
+from gopat.flows.shards import extract_shard
+from gopat.transforms.archives import iter_members
+from gopat.transforms.games import ingest_members
+from gopat.transforms.patterns import DEFAULT_FAMILIES
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows.cli import main
-from flows.release import Layout, current_version
-from transforms.patterns import DEFAULT_FAMILIES as ALL_FAMILIES
+from gopat.flows.cli import main
+from gopat.flows.release import Layout, current_version
+from gopat.transforms.patterns import DEFAULT_FAMILIES as ALL_FAMILIES
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
 

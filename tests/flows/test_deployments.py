@@ -32,7 +32,7 @@ from prefect.client.schemas.objects import FlowRun
 from prefect.deployments import run_deployment
 from prefect.settings import PREFECT_API_URL, temporary_settings
 
-from flows.artifacts import (
+from gopat.flows.artifacts import (
     DATA_DOCS_KEY,
     SUMMARY_KEY,
     TOP_PATTERNS_KEY,
@@ -40,10 +40,10 @@ from flows.artifacts import (
     data_docs_link,
     summary_markdown,
 )
-from flows.cli import main
-from flows.deployments import deployment_specs, read_sources, scheduled_build
-from flows.fetch import sha256_file
-from flows.release import Layout, current_version, read_manifest, versions
+from gopat.flows.cli import main
+from gopat.flows.deployments import deployment_specs, read_sources, scheduled_build
+from gopat.flows.fetch import sha256_file
+from gopat.flows.release import Layout, current_version, read_manifest, versions
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -305,7 +305,7 @@ def test_prefect_yaml_parameters_are_parameters_of_its_flows() -> None:
     assert "nightly" in {spec["name"] for spec in specs}
     for spec in specs:
         path, name = spec["entrypoint"].split(":")
-        flow = getattr(importlib.import_module(path.removesuffix(".py").replace("/", ".")), name)
+        flow = getattr(importlib.import_module("gopat." + path.removesuffix(".py").replace("/", ".")), name)
         assert set(spec["parameters"]) <= set(flow.parameters.properties), spec["name"]
     assert {"sources_file", "warehouse", "runner", "workers"} <= set(scheduled_build.parameters.properties)
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows.cli import main
-from flows.release import Layout, created_now, current_version, next_version, pack, publish, verify, versions
+from gopat.flows.cli import main
+from gopat.flows.release import Layout, created_now, current_version, next_version, pack, publish, verify, versions
 from tests.flows.ranged import RangeHandler
 
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
-from flows.cli import main
-from flows.evaluate import record_evaluation
-from flows.release import Layout, current_version, read_manifest, verify
+from gopat.flows.cli import main
+from gopat.flows.evaluate import record_evaluation
+from gopat.flows.release import Layout, current_version, read_manifest, verify
 from tests.flows.archives import tiny_members, write_archive
-from transforms.predict import RESPONSE
-from transforms.ranking import DEFAULT_WEIGHTS, load_weights
+from gopat.transforms.predict import RESPONSE
+from gopat.transforms.ranking import DEFAULT_WEIGHTS, load_weights
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
 LEVELS = load_weights().levels  # the candidate families the shipped weights rank with

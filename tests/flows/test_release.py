@@ -17,9 +17,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from flows.cli import main
-from flows.datadocs import render_datadocs
-from flows.release import (
+from gopat.flows.cli import main
+from gopat.flows.datadocs import render_datadocs
+from gopat.flows.release import (
     Layout,
     build_lock,
     content_hash,

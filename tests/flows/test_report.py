@@ -19,10 +19,10 @@ import pytest
 from PIL import Image
 from websockets.sync.client import connect
 
-from flows.cli import main
+from gopat.flows.cli import main
 from tests.docs.release import tiny_release
-from transforms import render
-from transforms.patterns import DEFAULT_FAMILIES
+from gopat.transforms import render
+from gopat.transforms.patterns import DEFAULT_FAMILIES
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from tests.transforms import analytics_oracles as O
 from tests.transforms.analytics_tables import Game, game_from_moves, load_tables, read_games
-from transforms import analytics
-from transforms.counting import count_games
+from gopat.transforms import analytics
+from gopat.transforms.counting import count_games
 
 WORKED_EXAMPLE = ";B[pd];W[dd];B[qp];W[dq];B[do];W[co];B[dp];W[cp];B[eq];W[cn]"
 
@@ -284,7 +284,7 @@ def _oracle_lattice(concrete: set[str], perms: list[tuple[int, ...]], swap: bool
 
 
 def _group(size: int, swap: bool):
-    from transforms.symmetry import KeyLayout, square_group, square_points
+    from gopat.transforms.symmetry import KeyLayout, square_group, square_points
 
     return square_group(KeyLayout(square_points(size)), colour_swap=swap)
 

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from tests.transforms.counting_oracles import coordinate_maps, positions_by_marks, sequences_by_augmentation
-from transforms.counting import count_games, game_counts_frame
+from gopat.transforms.counting import count_games, game_counts_frame
 
 
 def brute_sequences(moves: int, size: int) -> int:

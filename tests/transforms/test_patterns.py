@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from sgfmill import boards, sgf
 
 from tests.transforms.test_board import RulesOracle
-from transforms.board import replay
-from transforms.patterns import (
+from gopat.transforms.board import replay
+from gopat.transforms.patterns import (
     DEFAULT_FAMILIES,
     FAMILIES,
     PREDICTION_FAMILIES,
@@ -23,7 +23,7 @@ from transforms.patterns import (
     extract_patterns,
     stones,
 )
-from transforms.symmetry import parse_key
+from gopat.transforms.symmetry import parse_key
 
 
 B, W = 1, 2

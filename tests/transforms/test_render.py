@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transforms import render
-from transforms.analytics import template_diagram
-from transforms.patterns import FAMILIES, diagram, diagrams
-from transforms.render import Mark
-from transforms.symmetry import decode, key_string, parse_key
+from gopat.transforms import render
+from gopat.transforms.analytics import template_diagram
+from gopat.transforms.patterns import FAMILIES, diagram, diagrams
+from gopat.transforms.render import Mark
+from gopat.transforms.symmetry import decode, key_string, parse_key
 
 NS = "{http://www.w3.org/2000/svg}"
 FAMILY_NAMES = sorted(FAMILIES)

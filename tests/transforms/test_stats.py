@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transforms.patterns import FAMILIES, diagram, stones
-from transforms.stats import canonical_shard, describe_keys, key_strings, key_values, merge_counts
-from transforms.symmetry import key_string
+from gopat.transforms.patterns import FAMILIES, diagram, stones
+from gopat.transforms.stats import canonical_shard, describe_keys, key_strings, key_values, merge_counts
+from gopat.transforms.symmetry import key_string
 
 
 def random_keys(family: str, count: int, seed: int) -> np.ndarray:
