@@ -19,8 +19,8 @@ from gopat.expectations.runner import (
     sql_invariant,
     table_columns,
 )
-from gopat.transforms.patterns import FAMILIES
-from gopat.transforms.symmetry import Element, Group
+from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.symmetry import Element, Group
 
 TABLE = "dont_care_templates"
 SCHEMA = {

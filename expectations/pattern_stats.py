@@ -22,8 +22,9 @@ from gopat.expectations.runner import (
     schema_invariant,
     table_columns,
 )
-from gopat.transforms.patterns import FAMILIES, stones
-from gopat.transforms.symmetry import Group, key_string
+from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.render import stones
+from gopat.transforms.patterns.symmetry import Group, key_string
 
 TABLE = "pattern_stats"
 PREVIOUS, NEW = "pattern_stats_previous", "pattern_stats_new"  # the views of an incremental build

@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from importlib import import_module
-from importlib.resources import files
 from itertools import chain, islice
 from pathlib import Path
 from typing import TypeVar
@@ -28,7 +27,6 @@ from prefect.futures import PrefectFuture
 from gopat.flows.artifacts import publish_artifacts
 from gopat.flows.fetch import Fetched, fetch
 from gopat.flows.progress import progress
-from gopat.flows.shards import check_runner, extract_shard, shard_executor
 from gopat.flows.release import (
     Layout,
     build_lock,
@@ -41,17 +39,16 @@ from gopat.flows.release import (
     publish,
     read_manifest,
 )
-from gopat.transforms.analytics import (
-    DEFAULT_MIN_OCCURRENCE,
-    build_dont_care_templates,
-    build_fuseki,
-    build_game_counts,
-    build_opening_tree,
-)
-from gopat.transforms.archives import Limits, MemberReject, iter_members
-from gopat.transforms.games import GAMES_SCHEMA, MOVES_SCHEMA, REJECTS_SCHEMA, ingest_members, reject_row
-from gopat.transforms.patterns import DEFAULT_FAMILIES, FAMILIES, GameMoves
-from gopat.transforms.stats import describe_keys, key_values, merge_counts
+from gopat.flows.shards import check_runner, extract_shard, shard_executor
+from gopat.transforms.analytics.counting import build_game_counts
+from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
+from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.games.archives import Limits, MemberReject, iter_members
+from gopat.transforms.games.records import GAMES_SCHEMA, MOVES_SCHEMA, REJECTS_SCHEMA, ingest_members, reject_row
+from gopat.transforms.patterns.canonical import describe_keys, key_values, merge_counts
+from gopat.transforms.patterns.extract import GameMoves
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES, FAMILIES
+from gopat.transforms.patterns.templates import DEFAULT_MIN_OCCURRENCE, build_dont_care_templates
 
 T = TypeVar("T")
 PUBLISHED = (
@@ -97,11 +94,6 @@ class Ingest:
             f"files in {self.files_in} = ingested {self.files_ingested} + rejected {self.files_rejected} "
             f"({'holds' if self.balanced else 'BROKEN'}); games {self.games}, duplicates {self.duplicates}"
         )
-
-
-def sql(name: str) -> str:
-    """The text of transforms/sql/<name>.sql."""
-    return files("gopat.transforms").joinpath("sql", f"{name}.sql").read_text()
 
 
 def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -219,7 +211,7 @@ def build_game_tables(con: duckdb.DuckDBPyConnection, ingest: Ingest) -> Ingest:
     `ingest.duplicates` counts duplicates found before (by the release an incremental build extends).
     """
     for table in ("games", "moves", "rejects"):
-        con.execute(sql(table))
+        con.execute(sql_text(table))
     games = con.execute("SELECT count(*) FROM games").fetchone()[0]
     parsed = con.execute("SELECT count(*) FROM games_all").fetchone()[0]
     return Ingest(**{**asdict(ingest), "games": games, "duplicates": ingest.duplicates + parsed - games})
@@ -293,7 +285,7 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, out: Path
                 "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
                 [family, symmetry, lo, hi],
             )
-            summed = con.sql(sql("pattern_stats")).to_arrow_table()
+            summed = con.sql(sql_text("pattern_stats")).to_arrow_table()
             if written is not None:
                 written.result()
             written = background.submit(_write_part, writer, groups, (family, symmetry), summed)

@@ -22,15 +22,15 @@ from prefect.cache_policies import NO_CACHE
 
 from gopat.flows.fetch import fetch, is_url, sha256_file, sha256_folder
 from gopat.flows.release import Layout, code_version, created_now, current_version, read_manifest
-from gopat.transforms.archives import MemberReject, iter_members
-from gopat.transforms.board import BLACK, WHITE
-from gopat.transforms.book import BOOK_MOVES, BOOK_SIZE, Book, build_book
-from gopat.transforms.errors import RejectError
-from gopat.transforms.games import game_row, ingest_members
-from gopat.transforms.parsing import parse_games
-from gopat.transforms.patterns import GameMoves
-from gopat.transforms.predict import Predictor, evaluate, load_predictor
-from gopat.transforms.ranking import DEFAULT_WEIGHTS, Weights, load_weights
+from gopat.transforms.games.archives import MemberReject, iter_members
+from gopat.transforms.games.board import BLACK, WHITE
+from gopat.transforms.games.errors import RejectError
+from gopat.transforms.games.parsing import parse_games
+from gopat.transforms.games.records import game_row, ingest_members
+from gopat.transforms.patterns.extract import GameMoves
+from gopat.transforms.predict.book import BOOK_MOVES, BOOK_SIZE, Book, build_book
+from gopat.transforms.predict.predictor import Predictor, evaluate, load_predictor
+from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, Weights, load_weights
 
 
 def release_version(layout: Layout, release: str | None) -> str:

@@ -25,7 +25,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from gopat.flows.release import Layout, current_version, read_manifest
-from gopat.transforms.render import Mark, board_svg, pattern_svg, point_name, position_stones, sequence_stones, sgf_point
+from gopat.transforms.games.render import Mark, board_svg, point_name, position_stones, sequence_stones, sgf_point
+from gopat.transforms.patterns.render import pattern_svg
 
 _MARK_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _LONGEST_BIN = 400  # game-length histogram: longer games go into the last bin

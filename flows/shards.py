@@ -31,8 +31,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 
 import polars as pl
 
-from gopat.transforms.patterns import GameMoves, extract_patterns
-from gopat.transforms.stats import CANONICAL_SCHEMA, canonical_shard
+from gopat.transforms.patterns.canonical import CANONICAL_SCHEMA, canonical_shard
+from gopat.transforms.patterns.extract import GameMoves, extract_patterns
 
 SYMMETRIES = (8, 16)
 LOCAL, DASK = "local", "dask"

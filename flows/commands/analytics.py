@@ -25,14 +25,14 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def show_openings(args: argparse.Namespace) -> int:
-    from gopat.transforms.analytics import openings_text
+    from gopat.transforms.analytics.openings import openings_text
 
     sys.stdout.write(openings_text(release_connection(args), moves=args.moves, top=args.top))
     return 0
 
 
 def count_games(args: argparse.Namespace) -> int:
-    from gopat.transforms.counting import count_games as count
+    from gopat.transforms.analytics.counting import count_games as count
 
     sequences, positions = count(args.moves, board_size=args.board_size)
     if args.json:

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
     from gopat.flows.build import Ingest, build_release
-    from gopat.transforms.patterns import DEFAULT_FAMILIES
+    from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 
     if len(args.expected_sha256) > len(args.source):
         raise ValueError("more --expected-sha256 values than --source values")

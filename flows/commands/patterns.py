@@ -31,7 +31,7 @@ def export_table(args: argparse.Namespace) -> int:
     """Write d12 rows in the go4go seed format, or templates in GNU Go's pattern syntax."""
     con = release_connection(args)
     if args.format == "gnugo":
-        from gopat.transforms.analytics import export_gnugo
+        from gopat.transforms.patterns.gnugo import export_gnugo
 
         write_output(export_gnugo(con, family=args.family, symmetry=args.symmetries or 8), args.output)
         return 0
@@ -47,9 +47,9 @@ def export_table(args: argparse.Namespace) -> int:
 
 def show_pattern(args: argparse.Namespace) -> int:
     """Print a key's diagram, its canonical key and counts, and every symmetric variant."""
-    from gopat.transforms.patterns import FAMILIES
-    from gopat.transforms.render import pattern_svg, pattern_text
-    from gopat.transforms.symmetry import key_string, parse_key
+    from gopat.transforms.patterns.families import FAMILIES
+    from gopat.transforms.patterns.render import pattern_svg, pattern_text
+    from gopat.transforms.patterns.symmetry import key_string, parse_key
 
     if args.family not in FAMILIES:
         raise ValueError(f"unknown family {args.family!r}; known: {sorted(FAMILIES)}")

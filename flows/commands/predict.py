@@ -60,13 +60,14 @@ def run_suggest(args: argparse.Namespace) -> int:
     """Print the position with the top candidates marked, then one line per candidate."""
     from gopat.flows.evaluate import predictor_for, release_version
     from gopat.flows.release import Layout
-    from gopat.transforms.errors import RejectError
-    from gopat.transforms.games import game_row
-    from gopat.transforms.parsing import parse_games
-    from gopat.transforms.patterns import FAMILIES
-    from gopat.transforms.predict import score_position, tactics_text
-    from gopat.transforms.ranking import DEFAULT_WEIGHTS, load_weights
-    from gopat.transforms.render import Mark, board_text, pattern_text, point_name
+    from gopat.transforms.games.errors import RejectError
+    from gopat.transforms.games.records import game_row
+    from gopat.transforms.games.parsing import parse_games
+    from gopat.transforms.patterns.families import FAMILIES
+    from gopat.transforms.predict.predictor import score_position, tactics_text
+    from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, load_weights
+    from gopat.transforms.games.render import Mark, board_text, point_name
+    from gopat.transforms.patterns.render import pattern_text
 
     if not 1 <= args.top <= len(LABELS):
         raise ValueError(f"--top must be within 1..{len(LABELS)}, got {args.top}")
@@ -139,8 +140,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
     from gopat.flows.evaluate import predictor_for, read_games, release_version
     from gopat.flows.release import Layout
-    from gopat.transforms.predict import LEVELS, RESPONSE, fit
-    from gopat.transforms.ranking import Weights
+    from gopat.transforms.predict.predictor import LEVELS, RESPONSE, fit
+    from gopat.transforms.predict.ranking import Weights
 
     if args.max_games < 1:
         raise ValueError(f"--max-games must be at least 1, got {args.max_games}")

@@ -10,9 +10,9 @@ import duckdb
 import pytest
 
 from gopat.expectations import dont_care_templates
+from gopat.transforms.patterns.templates import build_dont_care_templates
 from tests.transforms import analytics_oracles as O
 from tests.transforms.analytics_tables import read_games
-from gopat.transforms import analytics
 
 MIN_OCCURRENCE = 100
 
@@ -30,7 +30,7 @@ def built(stats: dict[tuple[int, str], tuple[int, int]], tmp_path_factory: pytes
     path = tmp_path_factory.mktemp("templates") / "built.duckdb"
     connection = duckdb.connect(str(path))
     O.pattern_stats_table(connection, stats)
-    analytics.build_dont_care_templates(connection, families=["sq3"], min_occurrence=MIN_OCCURRENCE)
+    build_dont_care_templates(connection, families=["sq3"], min_occurrence=MIN_OCCURRENCE)
     connection.close()
     return path
 

@@ -10,9 +10,9 @@ import duckdb
 import pytest
 
 from gopat.expectations import fuseki
+from gopat.transforms.analytics.openings import build_fuseki
 from tests.transforms import analytics_oracles as O
 from tests.transforms.analytics_tables import load_tables, read_games
-from gopat.transforms import analytics
 
 MOVES = 6
 GAMES = 200
@@ -24,7 +24,7 @@ def built(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("fuseki") / "built.duckdb"
     con = duckdb.connect(str(path))
     load_tables(con, read_games(tiny_archive))
-    analytics.build_fuseki(con, moves=MOVES)
+    build_fuseki(con, moves=MOVES)
     con.close()
     return path
 

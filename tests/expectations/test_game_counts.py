@@ -6,13 +6,13 @@ import duckdb
 import pytest
 
 from gopat.expectations import game_counts
-from gopat.transforms import analytics
+from gopat.transforms.analytics.counting import build_game_counts
 
 
 @pytest.fixture
 def con() -> duckdb.DuckDBPyConnection:
     connection = duckdb.connect()
-    analytics.build_game_counts(connection, max_moves=8)
+    build_game_counts(connection, max_moves=8)
     return connection
 
 
@@ -28,7 +28,7 @@ def test_valid_counts_pass(con: duckdb.DuckDBPyConnection) -> None:
 
 def test_small_board_counts_pass() -> None:
     con = duckdb.connect()
-    analytics.build_game_counts(con, max_moves=12, board_size=3)  # N > 9 points: no game at all
+    build_game_counts(con, max_moves=12, board_size=3)  # N > 9 points: no game at all
     assert game_counts.validate(con, manifest={}).success
     assert con.execute("SELECT sequences, positions FROM game_counts WHERE moves = 10").fetchall() == [("0", "0")]
 

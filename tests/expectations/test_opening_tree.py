@@ -10,8 +10,8 @@ import duckdb
 import pytest
 
 from gopat.expectations import opening_tree
+from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
 from tests.transforms.analytics_tables import load_tables, read_games
-from gopat.transforms import analytics
 
 MOVES = 6
 GAMES = 200
@@ -23,8 +23,8 @@ def built(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("tree") / "built.duckdb"
     con = duckdb.connect(str(path))
     load_tables(con, read_games(tiny_archive))
-    analytics.build_fuseki(con, moves=MOVES)
-    analytics.build_opening_tree(con, moves=MOVES)
+    build_fuseki(con, moves=MOVES)
+    build_opening_tree(con, moves=MOVES)
     con.close()
     return path
 
@@ -51,7 +51,7 @@ def test_valid_tree_passes(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def test_fuseki_comparison_needs_the_same_moves(con: duckdb.DuckDBPyConnection) -> None:
-    analytics.build_fuseki(con, moves=MOVES + 1)
+    build_fuseki(con, moves=MOVES + 1)
     result = opening_tree.validate(con, manifest={"ingest": {"games": GAMES}})
     assert result.success
     assert "opening_tree_leaves_match_fuseki_positions" not in {o.expectation for o in result.outcomes}

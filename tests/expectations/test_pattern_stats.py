@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gopat.expectations import pattern_stats
-from gopat.transforms.patterns import FAMILIES
-from gopat.transforms.symmetry import key_string, parse_key
+from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.symmetry import key_string, parse_key
 
 DDL = """
 CREATE TABLE pattern_stats (

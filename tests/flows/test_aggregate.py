@@ -16,9 +16,9 @@ import pytest
 
 from gopat.flows import build
 from gopat.flows.shards import extract_shard
-from gopat.transforms.archives import iter_members
-from gopat.transforms.games import ingest_members
-from gopat.transforms.patterns import DEFAULT_FAMILIES
+from gopat.transforms.games.archives import iter_members
+from gopat.transforms.games.records import ingest_members
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 
 
 @pytest.fixture(scope="module")

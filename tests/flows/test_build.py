@@ -12,7 +12,7 @@ import pytest
 
 from gopat.flows.cli import main
 from gopat.flows.release import Layout, current_version
-from gopat.transforms.patterns import DEFAULT_FAMILIES as ALL_FAMILIES
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES as ALL_FAMILIES
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
 

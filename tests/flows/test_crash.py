@@ -28,7 +28,16 @@ import duckdb
 import pytest
 from prefect.settings import PREFECT_API_URL
 
-from gopat.flows.release import Layout, build_lock, created_now, current_version, next_version, publish, verify, versions
+from gopat.flows.release import (
+    Layout,
+    build_lock,
+    created_now,
+    current_version,
+    next_version,
+    publish,
+    verify,
+    versions,
+)
 from tests.flows.ranged import RangeHandler
 
 pytestmark = pytest.mark.slow

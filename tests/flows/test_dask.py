@@ -12,8 +12,8 @@ from distributed import Client, LocalCluster
 
 from gopat.flows.build import build_release
 from gopat.flows.shards import check_runner, extract_shard, shard_executor
-from gopat.transforms.archives import Limits, MemberReject, iter_members
-from gopat.transforms.games import ingest_members
+from gopat.transforms.games.archives import Limits, MemberReject, iter_members
+from gopat.transforms.games.records import ingest_members
 
 FAMILIES = ("d12", "sq3", "blk4")  # blk4 also merges its `result` masks across shards
 SHARD = 50  # 200 games -> 4 ingest shards and 4 extraction shards

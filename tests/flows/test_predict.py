@@ -15,9 +15,9 @@ from sgfmill import sgf
 from gopat.flows.cli import main
 from gopat.flows.evaluate import record_evaluation
 from gopat.flows.release import Layout, current_version, read_manifest, verify
+from gopat.transforms.predict.predictor import RESPONSE
+from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, load_weights
 from tests.flows.archives import tiny_members, write_archive
-from gopat.transforms.predict import RESPONSE
-from gopat.transforms.ranking import DEFAULT_WEIGHTS, load_weights
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
 LEVELS = load_weights().levels  # the candidate families the shipped weights rank with

@@ -20,9 +20,9 @@ from PIL import Image
 from websockets.sync.client import connect
 
 from gopat.flows.cli import main
+from gopat.transforms.patterns import render
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 from tests.docs.release import tiny_release
-from gopat.transforms import render
-from gopat.transforms.patterns import DEFAULT_FAMILIES
 
 pytestmark = pytest.mark.slow
 

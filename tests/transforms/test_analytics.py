@@ -12,10 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gopat.transforms.analytics.counting import build_game_counts, count_games
+from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree, openings_text
+from gopat.transforms.patterns.gnugo import export_gnugo
+from gopat.transforms.patterns.templates import build_dont_care_templates, dont_care_lattice
 from tests.transforms import analytics_oracles as O
 from tests.transforms.analytics_tables import Game, game_from_moves, load_tables, read_games
-from gopat.transforms import analytics
-from gopat.transforms.counting import count_games
 
 WORKED_EXAMPLE = ";B[pd];W[dd];B[qp];W[dq];B[do];W[co];B[dp];W[cp];B[eq];W[cn]"
 
@@ -29,8 +31,8 @@ def tiny_games(tiny_archive: Path) -> list[Game]:
 def tiny_con(tiny_games: list[Game]) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     load_tables(con, tiny_games)
-    analytics.build_fuseki(con, moves=10)
-    analytics.build_opening_tree(con, moves=10)
+    build_fuseki(con, moves=10)
+    build_opening_tree(con, moves=10)
     return con
 
 
@@ -54,7 +56,7 @@ def test_worked_example_canonical_forms_are_minimal() -> None:
     reordered = ";B[qp];W[dd];B[pd];W[dq];B[do];W[co];B[dp];W[cp];B[eq];W[cn]"
     games.append(game_from_moves("r", reordered))
     con = _connection(games)
-    analytics.build_fuseki(con)
+    build_fuseki(con)
     rows = con.execute("SELECT kind, key, sgf, position, games, distinct_sequences FROM fuseki").fetchall()
     position = min(O.position_text(points[0::2], points[1::2], m) for m in O.D4)
     sequence = min(O.sequence_variants(points))
@@ -102,7 +104,7 @@ def test_opening_games_exclude_passes_handicap_short_and_non_alternating() -> No
     setup = Game("setup", good.headers, 19, (("B", 3, 3),), good.moves)
     small = Game("small", good.headers, 13, (), good.moves)
     con = _connection([good, passing, short, twice, handicap, setup, small])
-    analytics.build_fuseki(con, moves=3)
+    build_fuseki(con, moves=3)
     assert con.execute("SELECT kind, games, example_game_id FROM fuseki ORDER BY kind").fetchall() == [
         ("position", 1, "good"),
         ("sequence", 1, "good"),
@@ -121,7 +123,7 @@ def test_fuseki_years_and_results() -> None:
     headers = [("1999-01-02", "B+R"), ("2003", "W+0.5"), ("12-12-1998", "Draw"), (None, "?"), ("2003-05-05", "B+T")]
     games = [Game(g.game_id, {**g.headers, "DT": dt, "RE": re_}, 19, (), g.moves) for g, (dt, re_) in zip(games, headers)]
     con = _connection(games)
-    analytics.build_fuseki(con, moves=3)
+    build_fuseki(con, moves=3)
     rows = con.execute(
         "SELECT kind, games, first_year, last_year, year_counts, unknown_year, results_known, unknown_results, "
         "black_score, black_win_rate, example_game_id FROM fuseki ORDER BY kind"
@@ -173,7 +175,7 @@ def test_opening_tree_merges_equivalent_continuations() -> None:
         game_from_moves("e", ";B[dd];W[dp];B[pd]"),
     ]
     con = _connection(games)
-    analytics.build_opening_tree(con, moves=3)
+    build_opening_tree(con, moves=3)
     rows = con.execute("SELECT depth, node, move, games, node_games, black_win_rate FROM opening_tree").fetchall()
     assert sorted(rows) == [
         (0, "B:|W:", "dd", 5, 5, None),
@@ -192,7 +194,7 @@ def test_opening_tree_win_rates() -> None:
         game_from_moves("d", ";B[dp];W[pd]", re_="?"),
     ]
     con = _connection(games)
-    analytics.build_opening_tree(con, moves=2)
+    build_opening_tree(con, moves=2)
     root = con.execute("SELECT games, results_known, unknown_results, black_score, black_win_rate FROM opening_tree "
                        "WHERE depth = 0").fetchall()
     assert root == [(4, 3, 1, 1.5, 0.5)]
@@ -205,7 +207,7 @@ def test_fuseki_keys_are_minimal_and_invariant(points: list[tuple[int, int]], t:
     record = "".join(f";{'BW'[i % 2]}[{O.text(p)}]" for i, p in enumerate(points))
     games = [game_from_moves("a", record), _transformed("b", record, O.D4[t])]
     con = _connection(games)
-    analytics.build_fuseki(con, moves=4)
+    build_fuseki(con, moves=4)
     rows = con.execute("SELECT kind, key, games FROM fuseki ORDER BY kind").fetchall()
     assert rows == [
         ("position", min(O.position_text(points[0::2], points[1::2], m) for m in O.D4), 2),
@@ -218,7 +220,7 @@ def test_openings_text_lists_the_most_common_lines(tiny_games: list[Game]) -> No
     counts = Counter(
         min(O.sequence_variants(p)) for g in tiny_games if (p := O.opening_points(g, 4)) is not None
     )
-    text = analytics.openings_text(con, moves=4, top=3)
+    text = openings_text(con, moves=4, top=3)
     lines = text.splitlines()
     assert len(lines) == 2 + 3
     assert f"of {sum(counts.values())} games" in lines[0]
@@ -234,14 +236,14 @@ def test_build_rejects_bad_options() -> None:
     con = duckdb.connect()
     for bad in (0, -1, True, 2.5):
         with pytest.raises(ValueError, match="moves"):
-            analytics.build_fuseki(con, moves=bad)
+            build_fuseki(con, moves=bad)
     with pytest.raises(ValueError, match="max_moves"):
-        analytics.build_game_counts(con, max_moves=0)
+        build_game_counts(con, max_moves=0)
 
 
 def test_game_counts_table() -> None:
     con = duckdb.connect()
-    analytics.build_game_counts(con, max_moves=5)
+    build_game_counts(con, max_moves=5)
     rows = con.execute("SELECT board_size, moves, sequences, positions, sequences_approx FROM game_counts").fetchall()
     assert rows[:3] == [
         (19, 1, "55", "55", 55.0),
@@ -251,7 +253,7 @@ def test_game_counts_table() -> None:
     for board_size, moves, sequences, positions, approx in rows:
         assert (int(sequences), int(positions)) == count_games(moves, board_size=board_size)
         assert approx == pytest.approx(int(sequences))
-    analytics.build_game_counts(con, max_moves=4, board_size=3)
+    build_game_counts(con, max_moves=4, board_size=3)
     cells = [(r, c) for r in range(3) for c in range(3)]
     # the 19x19 symmetries restricted to the points whose coordinates are 0, 9 or 18 act on a 3x3 board
     maps = [{(r, c): (m[(9 * r, 9 * c)][0] // 9, m[(9 * r, 9 * c)][1] // 9) for r, c in cells} for m in O.D4]
@@ -284,7 +286,7 @@ def _oracle_lattice(concrete: set[str], perms: list[tuple[int, ...]], swap: bool
 
 
 def _group(size: int, swap: bool):
-    from gopat.transforms.symmetry import KeyLayout, square_group, square_points
+    from gopat.transforms.patterns.symmetry import KeyLayout, square_group, square_points
 
     return square_group(KeyLayout(square_points(size)), colour_swap=swap)
 
@@ -308,7 +310,7 @@ def _all_2x2_keys(swap: bool) -> list[str]:
 def test_lattice_equals_exhaustive_enumeration_on_2x2(data: st.DataObject, swap: bool) -> None:
     keys = _all_2x2_keys(swap)
     chosen = data.draw(st.lists(st.sampled_from(keys), unique=True, min_size=1, max_size=len(keys)))
-    maximal, every = analytics.dont_care_lattice(chosen, _group(2, swap))
+    maximal, every = dont_care_lattice(chosen, _group(2, swap))
     valid, expected_maximal = _oracle_lattice(set(chosen), O.square_perms(2), swap)
     assert set(every.tolist()) == valid
     assert set(maximal.tolist()) == expected_maximal
@@ -331,7 +333,7 @@ def test_templates_cover_only_existing_patterns_and_sum_their_counts(
     rows = {k: v for k, v in sq3_stats.items() if sum(ch in "12" for ch in k[1][1:]) <= 3 and rng.random() < density}
     con = duckdb.connect()
     O.pattern_stats_table(con, rows)
-    analytics.build_dont_care_templates(con, families=["sq3"], min_occurrence=min_occurrence)
+    build_dont_care_templates(con, families=["sq3"], min_occurrence=min_occurrence)
     found = con.execute(
         "SELECT symmetry, template, wildcards, patterns, occurrence, chosen, min_occurrence FROM dont_care_templates"
     ).fetchall()
@@ -372,7 +374,7 @@ def _templates_from(keys: list[str], family: str = "sq3") -> duckdb.DuckDBPyConn
     rows = {(8, O.canonical(key, perms, False)): (1000 + i, 10 + i) for i, key in enumerate(keys)}
     con = duckdb.connect()
     O.pattern_stats_table(con, rows, family)
-    analytics.build_dont_care_templates(con, families=[family], min_occurrence=1)
+    build_dont_care_templates(con, families=[family], min_occurrence=1)
     return con
 
 
@@ -384,7 +386,7 @@ def test_gnugo_export_blocks() -> None:
         ("100000000?", 3, 3003, 33),
         ("2003003o03", 2, 2007, 27),
     ]
-    text = analytics.export_gnugo(con)
+    text = export_gnugo(con)
     blocks = text.split("Pattern ")[1:]
     assert blocks == [
         "sq3_8_1\n# 33/3003 chosen/occurrence, covers 3 patterns, template 100000000?\n\n...\n.*.\n..?\n\n"
@@ -392,13 +394,13 @@ def test_gnugo_export_blocks() -> None:
         "sq3_8_2\n# 27/2007 chosen/occurrence, covers 2 patterns, template 2003003o03\n\n..|\n.*|\no.|\n\n"
         ":8,-,value(27)\n",
     ]
-    assert text.startswith("# ") and analytics.export_gnugo(con, top=1).count("Pattern ") == 1
+    assert text.startswith("# ") and export_gnugo(con, top=1).count("Pattern ") == 1
 
 
 def test_gnugo_export_relative_colours_and_corner() -> None:
     # Black to move: a white stone or empty is 'x' (the opponent or empty) in GNU Go's view
     con = _templates_from(["1333000000", "1333000200", "1333300300", "1333300301", "1333300302"])
-    text = analytics.export_gnugo(con)
+    text = export_gnugo(con)
     assert "\n..|\n.*|\nx.|\n" in text
     assert "\n|.?\n|*.\n+--\n" in text
     diagrams = dict(con.execute("SELECT template, diagram FROM dont_care_templates").fetchall())
@@ -413,10 +415,10 @@ def test_templates_reject_unsupported_families() -> None:
     O.pattern_stats_table(con, {})
     for family in ("d12", "sq5", "nope"):
         with pytest.raises(ValueError, match=family):
-            analytics.build_dont_care_templates(con, families=[family])
+            build_dont_care_templates(con, families=[family])
     with pytest.raises(ValueError, match="square"):
-        analytics.export_gnugo(con, family="dia13")
+        export_gnugo(con, family="dia13")
     with pytest.raises(ValueError, match="min_occurrence"):
-        analytics.build_dont_care_templates(con, min_occurrence=0)
-    analytics.build_dont_care_templates(con, families=["sq3", "dia13"])
+        build_dont_care_templates(con, min_occurrence=0)
+    build_dont_care_templates(con, families=["sq3", "dia13"])
     assert con.execute("SELECT count(*) FROM dont_care_templates").fetchall() == [(0,)]

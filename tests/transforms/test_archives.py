@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gopat.transforms.archives import Limits, Member, MemberReject, archive_kind, iter_members
-from gopat.transforms.errors import RejectError
+from gopat.transforms.games.archives import Limits, Member, MemberReject, archive_kind, iter_members
+from gopat.transforms.games.errors import RejectError
 
 GAME = b"(;GM[1]FF[4]SZ[19];B[pd];W[dd])\n"
 

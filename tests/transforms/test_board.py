@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards, sgf, sgf_moves
 
-from gopat.transforms.board import Board, replay
+from gopat.transforms.games.board import Board, replay
 
 
 B, W = 1, 2

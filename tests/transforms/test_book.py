@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gopat.transforms.book import BOOK_MOVES, BOOK_SIZE, build_book, point_images
-from gopat.transforms.patterns import GameMoves
+from gopat.transforms.patterns.extract import GameMoves
+from gopat.transforms.predict.book import BOOK_MOVES, BOOK_SIZE, build_book, point_images
 
 B, W = 1, 2
 ALL_POINTS = np.arange(BOOK_SIZE * BOOK_SIZE)

@@ -7,8 +7,8 @@ from itertools import combinations, permutations
 import polars as pl
 import pytest
 
+from gopat.transforms.analytics.counting import count_games, game_counts_frame
 from tests.transforms.counting_oracles import coordinate_maps, positions_by_marks, sequences_by_augmentation
-from gopat.transforms.counting import count_games, game_counts_frame
 
 
 def brute_sequences(moves: int, size: int) -> int:

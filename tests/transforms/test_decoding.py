@@ -6,8 +6,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from gopat.transforms.decoding import decode_sgf
-from gopat.transforms.errors import RejectError
+from gopat.transforms.games.decoding import decode_sgf
+from gopat.transforms.games.errors import RejectError
 
 KNOWN_FLAGS = {"bom", "ca_mismatch", "ca_unknown", "utf16_no_bom", "encoding_lossy"}
 NIE = "聂卫平"  # GB2312 characters: GBK bytes are not valid UTF-8

@@ -10,8 +10,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sgfmill import sgf, sgf_grammar, sgf_moves
 
-from gopat.transforms.errors import RejectError
-from gopat.transforms.parsing import HEADER_KEYS, GameRecord, parse_games
+from gopat.transforms.games.errors import RejectError
+from gopat.transforms.games.parsing import HEADER_KEYS, GameRecord, parse_games
 
 
 SNAKE = re.compile(r"[a-z][a-z0-9_]*\Z")

@@ -12,18 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards, sgf
 
+from gopat.transforms.games.board import replay
+from gopat.transforms.patterns.extract import GameMoves, extract_patterns
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES, FAMILIES, PREDICTION_FAMILIES
+from gopat.transforms.patterns.render import diagram, stones
+from gopat.transforms.patterns.symmetry import parse_key
 from tests.transforms.test_board import RulesOracle
-from gopat.transforms.board import replay
-from gopat.transforms.patterns import (
-    DEFAULT_FAMILIES,
-    FAMILIES,
-    PREDICTION_FAMILIES,
-    GameMoves,
-    diagram,
-    extract_patterns,
-    stones,
-)
-from gopat.transforms.symmetry import parse_key
 
 
 B, W = 1, 2

@@ -12,16 +12,35 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gopat.transforms.patterns.canonical import key_strings
+from gopat.transforms.patterns.extract import GameMoves, extract_patterns
+from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.symmetry import Group, parse_key
+from gopat.transforms.predict.book import BOOK_MOVES, BOOK_SIZE, build_book, point_images
+from gopat.transforms.predict.predictor import (
+    LEVELS,
+    PHASES,
+    RESPONSE,
+    TOP_K,
+    evaluate,
+    levels,
+    load_predictor,
+    score_position,
+    tactics_text,
+)
+from gopat.transforms.predict.ranking import (
+    COUNT_BINS,
+    DISTANCE_BINS,
+    GROUPS,
+    LINES,
+    RATE_BINS,
+    Weights,
+    group_sizes,
+    load_weights,
+)
 from tests.transforms.test_board import RulesOracle
 from tests.transforms.test_patterns import GRIDCULAR, chain, d12_keys, digits_key
 from tests.transforms.test_patterns import real_games  # noqa: F401 - the shared module fixture
-from gopat.transforms.book import BOOK_MOVES, BOOK_SIZE, build_book, point_images
-from gopat.transforms.patterns import FAMILIES, GameMoves, extract_patterns
-from gopat.transforms.predict import (LEVELS, PHASES, RESPONSE, TOP_K, evaluate, levels, load_predictor, score_position,
-                                tactics_text)
-from gopat.transforms.ranking import COUNT_BINS, DISTANCE_BINS, GROUPS, LINES, RATE_BINS, Weights, group_sizes, load_weights
-from gopat.transforms.stats import key_strings
-from gopat.transforms.symmetry import Group, parse_key
 
 B, W = 1, 2
 # Cells of each level written out independently of the code (Stern et al. 2006 / Pachi distances).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gopat.transforms.ranking import (
+from gopat.transforms.predict.ranking import (
     DISTANCE_GROUPS,
     GROUPS,
     Weights,

@@ -9,11 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gopat.transforms import render
-from gopat.transforms.analytics import template_diagram
-from gopat.transforms.patterns import FAMILIES, diagram, diagrams
-from gopat.transforms.render import Mark
-from gopat.transforms.symmetry import decode, key_string, parse_key
+from gopat.transforms.games import render as boards
+from gopat.transforms.patterns import render
+from gopat.transforms.games.render import Mark
+from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.render import diagram, diagrams
+from gopat.transforms.patterns.symmetry import decode, key_string, parse_key
+from gopat.transforms.patterns.templates import template_diagram
 
 NS = "{http://www.w3.org/2000/svg}"
 FAMILY_NAMES = sorted(FAMILIES)
@@ -222,26 +224,26 @@ def test_edges_stubs_and_wildcards() -> None:
 
 
 def test_points_positions_and_sequences() -> None:
-    assert render.sgf_point("pd") == (3, 15)
-    assert render.point_name(3, 15) == "Q16"
-    assert render.point_name(18, 0) == "A1"
-    assert render.point_name(0, 8) == "J19"  # no I column
-    assert render.position_stones("B:cd dq|W:pd") == [(1, 3, 2), (1, 16, 3), (2, 3, 15)]
-    assert render.position_stones("B:|W:") == []
-    stones, labels = render.sequence_stones("pd dd qp")
+    assert boards.sgf_point("pd") == (3, 15)
+    assert boards.point_name(3, 15) == "Q16"
+    assert boards.point_name(18, 0) == "A1"
+    assert boards.point_name(0, 8) == "J19"  # no I column
+    assert boards.position_stones("B:cd dq|W:pd") == [(1, 3, 2), (1, 16, 3), (2, 3, 15)]
+    assert boards.position_stones("B:|W:") == []
+    stones, labels = boards.sequence_stones("pd dd qp")
     assert stones == [(1, 3, 15), (2, 3, 3), (1, 15, 16)]
     assert labels == {(3, 15): "1", (3, 3): "2", (15, 16): "3"}
     for bad in ("p", "PD", "zz", "p1"):
         with pytest.raises(ValueError):
-            render.sgf_point(bad)
+            boards.sgf_point(bad)
     with pytest.raises(ValueError):
-        render.position_stones("cd dq")
+        boards.position_stones("cd dq")
     with pytest.raises(ValueError):
-        render.point_name(19, 0)
+        boards.point_name(19, 0)
 
 
 def test_board_text_hand_checked() -> None:
-    text = render.board_text(9, [(1, 2, 2), (2, 6, 6), (1, 0, 8)], marks=[Mark(4, 4, "a"), Mark(8, 0, "b")])
+    text = boards.board_text(9, [(1, 2, 2), (2, 6, 6), (1, 0, 8)], marks=[Mark(4, 4, "a"), Mark(8, 0, "b")])
     assert text == "\n".join([
         "   A B C D E F G H J",
         " 9 . . . . . . . . X 9",
@@ -256,24 +258,24 @@ def test_board_text_hand_checked() -> None:
         "   A B C D E F G H J",
     ])
     with pytest.raises(ValueError):
-        render.board_text(9, [(1, 9, 0)])
+        boards.board_text(9, [(1, 9, 0)])
     with pytest.raises(ValueError):
-        render.board_text(9, [(3, 0, 0)])
+        boards.board_text(9, [(3, 0, 0)])
     with pytest.raises(ValueError):
-        render.board_text(9, marks=[Mark(0, 9, "a")])
+        boards.board_text(9, marks=[Mark(0, 9, "a")])
 
 
 def test_star_points() -> None:
-    assert render.star_points(19) == [(r, c) for r in (3, 9, 15) for c in (3, 9, 15)]
-    assert render.star_points(13) == [(3, 3), (3, 9), (6, 6), (9, 3), (9, 9)]
-    assert render.star_points(9) == [(2, 2), (2, 6), (4, 4), (6, 2), (6, 6)]
-    assert render.star_points(5) == []
+    assert boards.star_points(19) == [(r, c) for r in (3, 9, 15) for c in (3, 9, 15)]
+    assert boards.star_points(13) == [(3, 3), (3, 9), (6, 6), (9, 3), (9, 9)]
+    assert boards.star_points(9) == [(2, 2), (2, 6), (4, 4), (6, 2), (6, 6)]
+    assert boards.star_points(5) == []
 
 
 def test_board_svg_elements() -> None:
-    stones, labels = render.sequence_stones("pd dd qp dp")
+    stones, labels = boards.sequence_stones("pd dd qp dp")
     cell = 20
-    root = _svg(render.board_svg(19, stones, labels=labels, cell=cell,
+    root = _svg(boards.board_svg(19, stones, labels=labels, cell=cell,
                                  marks=[Mark(2, 2, "A", href="#n1", tooltip="B C17"), Mark(16, 16, "B")]))
     margin = cell * 1.2
 

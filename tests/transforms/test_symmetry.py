@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gopat.transforms.symmetry import (
+from gopat.transforms.patterns.symmetry import (
     BLOCK4_POINTS,
     DIAMOND13_POINTS,
     Element,

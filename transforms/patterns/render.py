@@ -1,15 +1,25 @@
-"""Board diagrams of pattern keys, positions and templates: SVG and terminal text."""
+"""Diagrams of pattern keys and templates (SVG and terminal text), and the stone counts of keys."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from html import escape
 
 import numpy as np
 from numba import njit
 
-from gopat.transforms.patterns import FAMILIES, Family
+from gopat.transforms.games.render import (
+    BLACK,
+    BOARD_FILL,
+    CANDIDATE,
+    EDGE_LINE,
+    LINE,
+    WHITE,
+    svg_image,
+    svg_stone,
+    svg_text,
+)
+from gopat.transforms.patterns.families import FAMILIES, Family
 
 # A pattern is a key (int) or its text: the colour to move ('1' black, '2' white), then one symbol
 # per layout point and plane. Stone-plane symbols: digits 0 empty, 1 black, 2 white, 3 off-board
@@ -18,26 +28,11 @@ from gopat.transforms.patterns import FAMILIES, Family
 SYMBOLS = "0123?xo"
 STONE_CHARS = ".XO#?xo"  # terminal text of each symbol in the stone plane
 LIBERTY_CHARS = "0123"
-COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # Go board columns, no I
-BLACK, WHITE = 1, 2
-
 _CODE_OF_BYTE = np.full(256, 255, dtype=np.uint8)
 _CODE_OF_BYTE[np.frombuffer(SYMBOLS.encode(), dtype=np.uint8)] = np.arange(len(SYMBOLS), dtype=np.uint8)
 _WILDCARD = 4  # codes >= this are wildcards
-_BOARD_FILL, _OFF_FILL, _LINE, _EDGE_LINE = "#dcb35c", "#a8a8a8", "#3b2f1e", "#1b140b"
-_CANDIDATE, _LAST_MOVE, _WILD = "#d62728", "#d62728", "#6a3d9a"
-_FONT = "font-family=\"DejaVu Sans, Arial, sans-serif\""
-
-
-@dataclass(frozen=True, slots=True)
-class Mark:
-    """A labelled point on a board: ``label`` drawn on it, optional link ``href`` and ``tooltip``."""
-
-    row: int
-    col: int
-    label: str
-    href: str | None = None
-    tooltip: str | None = None
+_OFF_FILL = "#a8a8a8"
+_LAST_MOVE, _WILD = "#d62728", "#6a3d9a"
 
 
 def _family(family: str) -> Family:
@@ -237,7 +232,7 @@ def pattern_svg(family: str, pattern: str | int, *, cell: int = 28, caption: boo
     parts = []
     for (r, c), code in state.items():
         x, y = xy(r, c)
-        fill, kind = (_OFF_FILL, "off-board") if code == 3 else (_BOARD_FILL, "on-board")
+        fill, kind = (_OFF_FILL, "off-board") if code == 3 else (BOARD_FILL, "on-board")
         parts.append(f'<rect x="{x - cell / 2:g}" y="{y - cell / 2:g}" width="{cell}" height="{cell}" fill="{fill}" '
                      f'class="{kind}"/>')
     lines, edges, stubs = [], [], []
@@ -252,7 +247,7 @@ def pattern_svg(family: str, pattern: str | int, *, cell: int = 28, caption: boo
             side = (state.get((r + dc, c + dr)), state.get((r - dc, c - dr)))
             segment = f"M{x:g} {y:g}l{dc * cell / 2:g} {dr * cell / 2:g}"
             (stubs if neighbour is None else edges if 3 in side else lines).append(segment)
-    for path, colour, stroke, kind in ((lines, _LINE, 1, "lines"), (edges, _EDGE_LINE, 2.5, "edge"),
+    for path, colour, stroke, kind in ((lines, LINE, 1, "lines"), (edges, EDGE_LINE, 2.5, "edge"),
                                        (stubs, "#8c7550", 1, "stubs")):
         if path:
             parts.append(f'<path d="{"".join(path)}" stroke="{colour}" stroke-width="{stroke}" fill="none" '
@@ -261,201 +256,61 @@ def pattern_svg(family: str, pattern: str | int, *, cell: int = 28, caption: boo
     for i, ((r, c), code) in enumerate(zip(cells.tolist(), stone_codes.tolist())):
         x, y = xy(r, c)
         if code in (BLACK, WHITE):
-            parts.append(_stone(x, y, radius, code))
+            parts.append(svg_stone(x, y, radius, code))
             if liberties is not None:
-                parts.append(_text(x, y, cell * 0.5, str(int(liberties[i])), "#fff" if code == BLACK else "#000",
+                parts.append(svg_text(x, y, cell * 0.5, str(int(liberties[i])), "#fff" if code == BLACK else "#000",
                                    css_class="liberties"))
         elif code >= _WILDCARD:
             fill = {"?": "#e8dcf3", "x": "#8a8a8a", "o": "#f7f7f7"}[SYMBOLS[code]]
             parts.append(f'<circle cx="{x:g}" cy="{y:g}" r="{radius * 0.92:g}" fill="{fill}" stroke="{_WILD}" '
                          f'stroke-width="1.6" stroke-dasharray="3 2" class="wildcard"/>')
-            parts.append(_text(x, y, cell * 0.6, SYMBOLS[code], _WILD, bold=True, css_class="wildcard-symbol"))
+            parts.append(svg_text(x, y, cell * 0.6, SYMBOLS[code], _WILD, bold=True, css_class="wildcard-symbol"))
     candidates, last = _marks(fam, codes[0])
     for i in candidates:
         x, y = xy(*cells[i].tolist())
         side = cell * 0.56
         parts.append(f'<rect x="{x - side / 2:g}" y="{y - side / 2:g}" width="{side:g}" height="{side:g}" fill="none" '
-                     f'stroke="{_CANDIDATE}" stroke-width="2.2" class="candidate"/>')
+                     f'stroke="{CANDIDATE}" stroke-width="2.2" class="candidate"/>')
     if last is not None:
         x, y = xy(*cells[last].tolist())
         parts.append(f'<circle cx="{x:g}" cy="{y:g}" r="{radius:g}" fill="none" stroke="{_LAST_MOVE}" '
                      f'stroke-width="2.5" class="last-move"/>')
     if caption:
         mover = int(colours[0])
-        parts.append(_stone(cell * 0.45, top / 2 + 1, cell * 0.22, mover, "to-move"))
+        parts.append(svg_stone(cell * 0.45, top / 2 + 1, cell * 0.22, mover, "to-move"))
         parts.append(f'<text x="{cell * 0.8:g}" y="{top / 2 + 1:g}" font-size="{cell * 0.42:g}" '
                      f'dominant-baseline="central">{"Black" if mover == BLACK else "White"} to move</text>')
     text = str(int(colours[0])) + "".join(SYMBOLS[code] for code in codes[0])
-    return _svg(size_w, size_h, "diagram pattern", title or f"{family} {text}", parts,
+    return svg_image(size_w, size_h, "diagram pattern", title or f"{family} {text}", parts,
                 extra=f' data-family="{escape(family)}" data-pattern="{text}"')
 
 
-def _stone(x: float, y: float, radius: float, colour: int, css_class: str = "stone") -> str:
-    fill, stroke, name = ("#111", "#000", "black") if colour == BLACK else ("#f8f8f8", "#222", "white")
-    return (f'<circle cx="{x:g}" cy="{y:g}" r="{radius:g}" fill="{fill}" stroke="{stroke}" stroke-width="1" '
-            f'class="{css_class} {name}"/>')
+def stones(family: str, keys: np.ndarray) -> np.ndarray:
+    """Number of occupied cells (black or white) in the stone plane of each key (int64 array)."""
+    layout = FAMILIES[family].layout
+    values = np.asarray(keys, dtype=np.int64)
+    return _stones(np.ascontiguousarray(values).ravel(), len(layout.points), layout.n_digits).reshape(values.shape)
 
 
-def _text(x: float, y: float, size: float, text: str, colour: str, *, bold: bool = False, css_class: str = "") -> str:
-    weight = ' font-weight="bold"' if bold else ""
-    kind = f' class="{css_class}"' if css_class else ""
-    return (f'<text x="{x:g}" y="{y:g}" font-size="{size:g}"{weight} fill="{colour}" text-anchor="middle" '
-            f'dominant-baseline="central"{kind}>{escape(text)}</text>')
+@njit(cache=True, nogil=True)
+def _stones(keys: np.ndarray, n_cells: int, n_digits: int) -> np.ndarray:
+    count = np.zeros(keys.size, dtype=np.int64)
+    for row in range(keys.size):
+        for cell in range(n_cells):
+            digit = (keys[row] >> (2 * (n_digits - 2 - cell))) & 3
+            count[row] += (digit == 1) | (digit == 2)
+    return count
 
 
-def _svg(width: float, height: float, css_class: str, title: str, parts: list[str], *, extra: str = "") -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="{css_class}"{extra} width="{width:g}" height="{height:g}" '
-            f'viewBox="0 0 {width:g} {height:g}" role="img" {_FONT}><title>{escape(title)}</title>'
-            f'{"".join(parts)}</svg>')
+def diagram(family: str, key: int) -> str:
+    """Printable diagram of one key; see :func:`diagrams`."""
+    return str(diagrams(family, np.array([key], dtype=np.int64))[0])
 
 
-# ---------------------------------------------------------------------------------------------
-# Whole boards: positions, opening sequences, suggestions.
+def diagrams(family: str, keys: np.ndarray) -> np.ndarray:
+    """Printable diagrams of many keys: the colour to move, then rows of ``.XO#`` (``#`` off the board).
 
-
-def sgf_point(point: str, *, size: int = 19) -> tuple[int, int]:
-    """(row, col) of an SGF point such as ``'pd'`` (column letter first; row 0 at the top)."""
-    if not isinstance(point, str) or len(point) != 2 or not point.isascii() or not point.isalpha():
-        raise ValueError(f"an SGF point is two letters, got {point!r}")
-    col, row = (ord(ch) - ord("a") for ch in point.lower())
-    if point != point.lower() or not (0 <= row < size and 0 <= col < size):
-        raise ValueError(f"SGF point {point!r} is off a {size}x{size} board")
-    return row, col
-
-
-def point_name(row: int, col: int, *, size: int = 19) -> str:
-    """The usual board coordinate of (row, col): column letter without I, row counted from the bottom."""
-    if not (0 <= row < size and 0 <= col < size) or size > len(COLUMN_LETTERS):
-        raise ValueError(f"({row}, {col}) is off a {size}x{size} board")
-    return f"{COLUMN_LETTERS[col]}{size - row}"
-
-
-def position_stones(position: str, *, size: int = 19) -> list[tuple[int, int, int]]:
-    """Stones ``(colour, row, col)`` of a position text ``'B:cd dq|W:pd'`` (tables fuseki, opening_tree)."""
-    black, sep, white = position.partition("|")
-    if not sep or not black.startswith("B:") or not white.startswith("W:"):
-        raise ValueError(f"a position is 'B:<points>|W:<points>', got {position!r}")
-    return [
-        (colour, *sgf_point(point, size=size))
-        for colour, points in ((BLACK, black[2:]), (WHITE, white[2:]))
-        for point in points.split()
-    ]
-
-
-def sequence_stones(sequence: str, *, size: int = 19) -> tuple[list[tuple[int, int, int]], dict[tuple[int, int], str]]:
-    """Stones of a move sequence ``'pd dd qp'`` (Black first, colours alternating) and their move numbers.
-
-    A point played twice keeps its last stone and number (no captures are resolved).
+    A liberty plane (d12) is drawn beside the stones, like seed 000. Drawn (vectorised) by
+    :func:`transforms.render.pattern_texts`, the one module that renders diagrams.
     """
-    stones: dict[tuple[int, int], int] = {}
-    labels: dict[tuple[int, int], str] = {}
-    for number, point in enumerate(sequence.split(), start=1):
-        spot = sgf_point(point, size=size)
-        stones[spot] = BLACK if number % 2 else WHITE
-        labels[spot] = str(number)
-    return [(colour, r, c) for (r, c), colour in stones.items()], labels
-
-
-def _check_board(
-    size: int, stones: Iterable[tuple[int, int, int]], marks: Sequence[Mark]
-) -> list[tuple[int, int, int]]:
-    if isinstance(size, bool) or not isinstance(size, int) or not 2 <= size <= len(COLUMN_LETTERS):
-        raise ValueError(f"board size must be an int in 2..{len(COLUMN_LETTERS)}, got {size!r}")
-    checked = []
-    for colour, row, col in stones:
-        if colour not in (BLACK, WHITE) or not (0 <= row < size and 0 <= col < size):
-            raise ValueError(f"stone {(colour, row, col)!r} is not (1|2, row, col) on a {size}x{size} board")
-        checked.append((int(colour), int(row), int(col)))
-    for mark in marks:
-        if not (0 <= mark.row < size and 0 <= mark.col < size):
-            raise ValueError(f"mark {mark.label!r} at ({mark.row}, {mark.col}) is off the board")
-    return checked
-
-
-def star_points(size: int) -> list[tuple[int, int]]:
-    """The hoshi of a board from 7x7: the 4-4 points (3-3 below 13x13), the centre of odd boards
-    and, from 15x15, the middle of each side."""
-    if size < 7:
-        return []
-    edge = 3 if size >= 13 else 2
-    corners = (edge, size - 1 - edge)
-    points = {(r, c) for r in corners for c in corners}
-    if size % 2:
-        middle = size // 2
-        points.add((middle, middle))
-        if size >= 15:
-            points |= {(middle, c) for c in corners} | {(r, middle) for r in corners}
-    return sorted(points)
-
-
-def board_svg(
-    size: int,
-    stones: Iterable[tuple[int, int, int]] = (),
-    *,
-    labels: Mapping[tuple[int, int], str] | None = None,
-    marks: Sequence[Mark] = (),
-    cell: int = 20,
-    coordinates: bool = True,
-    title: str = "",
-) -> str:
-    """SVG of a whole board (class ``diagram board``): grid, star points, stones, labels, marks.
-
-    ``stones`` are ``(colour, row, col)``; ``labels`` writes text on stones (move numbers);
-    ``marks`` are letters on points (a link when ``href`` is set, class ``mark``).
-    """
-    stones = _check_board(size, stones, marks)
-    margin = cell * 1.2 if coordinates else cell * 0.6
-    extent = (size - 1) * cell + 2 * margin
-
-    def at(index: int) -> float:
-        return margin + index * cell
-
-    far = at(size - 1)
-    grid = "".join(f"M{margin:g} {at(i):g}H{far:g}M{at(i):g} {margin:g}V{far:g}" for i in range(size))
-    parts = [
-        f'<rect width="{extent:g}" height="{extent:g}" fill="{_BOARD_FILL}"/>',
-        f'<path d="{grid}" stroke="{_LINE}" stroke-width="1" fill="none"/>',
-        f'<rect x="{margin:g}" y="{margin:g}" width="{far - margin:g}" height="{far - margin:g}" fill="none" '
-        f'stroke="{_EDGE_LINE}" stroke-width="2"/>',
-    ]
-    parts += [f'<circle cx="{at(c):g}" cy="{at(r):g}" r="{cell * 0.12:g}" fill="{_LINE}" class="star"/>'
-              for r, c in star_points(size)]
-    if coordinates:
-        edge = margin - cell * 0.8
-        coords = [(at(i), edge, COLUMN_LETTERS[i]) for i in range(size)]
-        coords += [(edge, at(i), str(size - i)) for i in range(size)]
-        parts.append(f'<g class="coord" font-size="{cell * 0.45:g}" fill="#333" text-anchor="middle" '
-                     'dominant-baseline="central">'
-                     + "".join(f'<text x="{x:g}" y="{y:g}">{label}</text>' for x, y, label in coords) + "</g>")
-    labels = labels or {}
-    for colour, r, c in stones:
-        parts.append(_stone(at(c), at(r), cell * 0.47, colour))
-        if (r, c) in labels:
-            parts.append(_text(at(c), at(r), cell * (0.5 if len(labels[r, c]) < 3 else 0.38), labels[r, c],
-                               "#fff" if colour == BLACK else "#000", css_class="label"))
-    for mark in marks:
-        x, y = at(mark.col), at(mark.row)
-        shape = (f'<circle cx="{x:g}" cy="{y:g}" r="{cell * 0.42:g}" fill="#fff7e0" stroke="{_CANDIDATE}" '
-                 f'stroke-width="1.5"/>' + _text(x, y, cell * 0.5, mark.label, _CANDIDATE, bold=True))
-        tip = f"<title>{escape(mark.tooltip)}</title>" if mark.tooltip else ""
-        if mark.href is not None:
-            parts.append(f'<a href="{escape(mark.href)}" class="mark">{tip}{shape}</a>')
-        else:
-            parts.append(f'<g class="mark">{tip}{shape}</g>')
-    return _svg(extent, extent, "diagram board", title or f"{size}x{size} board", parts)
-
-
-def board_text(size: int, stones: Iterable[tuple[int, int, int]] = (), *, marks: Sequence[Mark] = ()) -> str:
-    """Terminal text of a whole board: ``X`` black, ``O`` white, ``+`` star points, marks by their
-    label's first character, column letters above and below, row numbers (1 at the bottom) beside."""
-    stones = _check_board(size, stones, marks)
-    grid = [["."] * size for _ in range(size)]
-    for r, c in star_points(size):
-        grid[r][c] = "+"
-    for colour, r, c in stones:
-        grid[r][c] = "X" if colour == BLACK else "O"
-    for mark in marks:
-        grid[mark.row][mark.col] = (mark.label or "*")[0]
-    letters = "   " + " ".join(COLUMN_LETTERS[:size])
-    rows = [f"{size - r:>2} {' '.join(grid[r])} {size - r:<2}".rstrip() for r in range(size)]
-    return "\n".join([letters, *rows, letters])
+    return pattern_texts(family, np.asarray(keys, dtype=np.int64))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from gopat.transforms.errors import RejectError
+from gopat.transforms.games.errors import RejectError
 
 _CHUNK = 1 << 16
 # The compression ratio is judged only once this many bytes have been produced: small members

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from gopat.transforms.board import replay
-from gopat.transforms.errors import RejectError
-from gopat.transforms.parsing import GameRecord, parse_games
-from gopat.transforms.patterns import GameMoves
+from gopat.transforms.games.board import replay
+from gopat.transforms.games.errors import RejectError
+from gopat.transforms.games.parsing import GameRecord, parse_games
+from gopat.transforms.patterns.extract import GameMoves
 
 HEADERS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
 GAMES_SCHEMA = {

@@ -11,11 +11,21 @@ import numpy as np
 import polars as pl
 from numba import njit
 
-from gopat.transforms.book import BOOK_MOVES, Book, build_book
-from gopat.transforms.board import BLACK, EMPTY, OK, WHITE, flood_chain, new_board, place_setup, play_move
-from gopat.transforms.patterns import FAMILIES, GameMoves, fill_liberties, last_move_keys, pack_games, refresh_liberties
-from gopat.transforms.ranking import LINES, Weights, feature_index, fit_weights, largest_level, load_weights, ranks
-from gopat.transforms.symmetry import d4_point_images
+from gopat.transforms.games.board import BLACK, EMPTY, OK, WHITE, flood_chain, new_board, place_setup, play_move
+from gopat.transforms.patterns.extract import GameMoves, pack_games
+from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.liberties import fill_liberties, last_move_keys, refresh_liberties
+from gopat.transforms.patterns.symmetry import d4_point_images
+from gopat.transforms.predict.book import BOOK_MOVES, Book, build_book
+from gopat.transforms.predict.ranking import (
+    LINES,
+    Weights,
+    feature_index,
+    fit_weights,
+    largest_level,
+    load_weights,
+    ranks,
+)
 
 # The nested levels a predictor may use, largest first: diamonds of growing size around the
 # candidate (Stern et al. 2006, Pachi), liberty counts on the cells up to 13 points (a key holds at

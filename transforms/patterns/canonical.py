@@ -7,7 +7,8 @@ import polars as pl
 import pyarrow as pa
 from numba import njit
 
-from gopat.transforms.patterns import FAMILIES, stones
+from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.render import digit_text_matrix, pattern_text_matrix, stones
 
 CANONICAL_SCHEMA = {
     "family": pl.String,
@@ -72,8 +73,6 @@ def describe_keys(family: str, keys: np.ndarray) -> pa.Table:
     copies or Python strings (well under a microsecond a key: the build describes every key it
     publishes, 121 million on the sample corpus).
     """
-    from gopat.transforms.render import pattern_text_matrix  # render builds on transforms.patterns
-
     values = np.asarray(keys, dtype=np.int64)
     return pa.table(
         {
@@ -91,8 +90,6 @@ def key_strings(keys: np.ndarray, n_digits: int) -> np.ndarray:
 
 def _key_digit_matrix(keys: np.ndarray, n_digits: int) -> np.ndarray:
     """ASCII digit codes of int64 keys in base 4 as a (keys, n_digits) uint8 matrix."""
-    from gopat.transforms.render import digit_text_matrix  # render builds on transforms.patterns
-
     return digit_text_matrix(
         keys, template=b"0" * n_digits, colour_words=(b"0", b"1", b"2", b"3"),
         slots=range(1, n_digits), alphabets=[b"0123"] * (n_digits - 1),

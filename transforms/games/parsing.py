@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterator
 
 from sgfmill import sgf_grammar
 
-from gopat.transforms.decoding import decode_sgf
-from gopat.transforms.errors import RejectError
+from gopat.transforms.games.decoding import decode_sgf
+from gopat.transforms.games.errors import RejectError
 
 HEADER_KEYS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
 MIN_BOARD_SIZE = 2

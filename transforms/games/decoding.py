@@ -3,7 +3,7 @@
 import codecs
 import re
 
-from gopat.transforms.errors import RejectError
+from gopat.transforms.games.errors import RejectError
 
 # First CA property anywhere in the file: a PropIdent is a whole word, so "CA" must not
 # follow a letter (the FF[3] long form would be e.g. "ChArset"; that is not handled).

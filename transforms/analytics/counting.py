@@ -3,9 +3,11 @@
 import math
 from collections import Counter
 
+import duckdb
 import polars as pl
 
-from gopat.transforms.symmetry import d4_point_images, square_points
+from gopat.transforms.analytics.sql import positive, run
+from gopat.transforms.patterns.symmetry import d4_point_images, square_points
 
 
 def _check_int(name: str, value: int, minimum: int) -> None:
@@ -122,3 +124,17 @@ def game_counts_frame(max_moves: int, *, board_size: int = 19) -> pl.DataFrame:
             "positions_approx": pl.Float64,
         },
     )
+
+
+def build_game_counts(con: duckdb.DuckDBPyConnection, *, max_moves: int = 8, board_size: int = 19) -> None:
+    """Create table ``game_counts``: distinct N-move sequences and positions modulo the 8 symmetries.
+
+    Rows for N = 1..``max_moves`` from :func:`transforms.counting.game_counts_frame` (exact decimal
+    strings plus float approximations); ``transforms/sql/game_counts.sql``.
+    """
+    frame = game_counts_frame(positive("max_moves", max_moves), board_size=positive("board_size", board_size))
+    con.register("game_counts_input", frame.to_arrow())
+    try:
+        run(con, "game_counts")
+    finally:
+        con.unregister("game_counts_input")

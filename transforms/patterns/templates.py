@@ -1,18 +1,18 @@
-"""Building the analytics tables in DuckDB from games, moves and pattern_stats."""
+"""Don't-care templates: the lattice of templates over a family's frequent patterns, their diagrams, and table
+dont_care_templates."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib.resources import files
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 from numba import njit
 
-from gopat.transforms.counting import game_counts_frame
-from gopat.transforms.patterns import FAMILIES
-from gopat.transforms.symmetry import Group
+from gopat.transforms.analytics.sql import positive, run, sql_text
+from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.symmetry import Group
 
 # Template cells: the key digits '0' empty, '1' black, '2' white, '3' off-board, then the wildcards
 # '?' (empty, black or white), 'o' (white or empty), 'x' (black or empty); a wildcard never covers
@@ -33,96 +33,7 @@ MAX_TEMPLATE_DIGITS = 21
 DEFAULT_MIN_OCCURRENCE = 100_000
 
 
-def sql_text(name: str) -> str:
-    """The text of ``transforms/sql/<name>.sql``."""
-    return files("gopat.transforms").joinpath("sql", f"{name}.sql").read_text()
-
-
-def _run(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    con.execute(sql_text(name))
-
-
-def _positive(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return value
-
-
-def _opening_games(con: duckdb.DuckDBPyConnection, moves: int) -> None:
-    """D4 macros and the temp table ``opening_games`` of the first ``moves`` moves."""
-    con.execute("SET VARIABLE opening_moves = ?", [moves])
-    _run(con, "fuseki__d4")
-    _run(con, "fuseki__games")
-
-
-def build_fuseki(con: duckdb.DuckDBPyConnection, *, moves: int = 10) -> None:
-    """Create table ``fuseki``: the first ``moves`` moves as canonical sequences and positions.
-
-    Needs tables ``games`` and ``moves``; definitions in ``transforms/sql/fuseki.sql``.
-    """
-    _opening_games(con, _positive("moves", moves))
-    _run(con, "fuseki")
-
-
-def build_opening_tree(con: duckdb.DuckDBPyConnection, *, moves: int = 10) -> None:
-    """Create table ``opening_tree``: canonical position after k moves -> next move, k = 0..moves-1.
-
-    Needs tables ``games`` and ``moves``; definitions in ``transforms/sql/opening_tree.sql``.
-    """
-    _opening_games(con, _positive("moves", moves))
-    _run(con, "opening_tree")
-
-
-def _opening_lines(con: duckdb.DuckDBPyConnection, moves: int, top: int) -> tuple[int, list[tuple]]:
-    """Number of opening games and the ``top`` rows of ``transforms/sql/fuseki__lines.sql``."""
-    _opening_games(con, moves)
-    try:
-        con.execute("SET VARIABLE opening_top = ?", [top])
-        rows = con.execute(sql_text("fuseki__lines")).fetchall()
-        total = con.execute("SELECT count(DISTINCT game_id) FROM opening_games").fetchall()[0][0]
-    finally:
-        con.execute("DROP TABLE IF EXISTS temp.opening_games")
-    return total, rows
-
-
-def openings_text(con: duckdb.DuckDBPyConnection, *, moves: int = 6, top: int = 10) -> str:
-    """The most common opening lines as readable text (``gopat openings``).
-
-    One line per canonical sequence of the first ``moves`` moves of the opening games (as in
-    table fuseki: 19x19, no handicap, up to the 8 symmetries, Black first), most games first:
-    rank, games, share of the opening games, Black's win rate among known results, and the moves
-    as ``B dd  W pp ...``. Needs tables ``games`` and ``moves``.
-    """
-    total, rows = _opening_lines(con, _positive("moves", moves), _positive("top", top))
-    lines = [
-        f"Most common openings: first {moves} moves of {total} games "
-        f"(19x19, no handicap; equal up to the 8 symmetries of the board)",
-        f"{'rank':>4} {'games':>6} {'share':>6} {'B win':>6}  moves",
-    ]
-    for rank, (sequence, games, rate) in enumerate(rows, start=1):
-        spelled = "  ".join(f"{'BW'[i % 2]} {point}" for i, point in enumerate(sequence.split(" ")))
-        win = "-" if rate is None else f"{rate:.0%}"
-        lines.append(f"{rank:>4} {games:>6} {games / total:>6.1%} {win:>6}  {spelled}")
-    if not rows:
-        lines.append("(no game has that many opening moves)")
-    return "\n".join(lines) + "\n"
-
-
-def build_game_counts(con: duckdb.DuckDBPyConnection, *, max_moves: int = 8, board_size: int = 19) -> None:
-    """Create table ``game_counts``: distinct N-move sequences and positions modulo the 8 symmetries.
-
-    Rows for N = 1..``max_moves`` from :func:`transforms.counting.game_counts_frame` (exact decimal
-    strings plus float approximations); ``transforms/sql/game_counts.sql``.
-    """
-    frame = game_counts_frame(_positive("max_moves", max_moves), board_size=_positive("board_size", board_size))
-    con.register("game_counts_input", frame.to_arrow())
-    try:
-        _run(con, "game_counts")
-    finally:
-        con.unregister("game_counts_input")
-
-
-def _template_group(family: str, symmetry: int) -> Group:
+def template_group(family: str, symmetry: int) -> Group:
     if family not in FAMILIES:
         raise ValueError(f"unknown pattern family {family!r}")
     layout = FAMILIES[family].layout
@@ -323,12 +234,12 @@ def build_dont_care_templates(
     ``min_occurrence``; see :func:`dont_care_lattice` and ``transforms/sql/dont_care_templates.sql``.
     Families need a stone plane only (not d12) of at most 20 points (not sq5).
     """
-    _positive("min_occurrence", min_occurrence)
+    positive("min_occurrence", min_occurrence)
     if isinstance(families, str) or len(set(families)) != len(families):
         raise ValueError("families must be a sequence of distinct family names")
-    groups = {(family, symmetry): _template_group(family, symmetry) for family in families for symmetry in (8, 16)}
+    groups = {(family, symmetry): template_group(family, symmetry) for family in families for symmetry in (8, 16)}
     con.execute("SET VARIABLE template_min_occurrence = ?", [min_occurrence])
-    _run(con, "dont_care_templates__init")
+    run(con, "dont_care_templates__init")
     for (family, symmetry), group in groups.items():
         con.execute("SET VARIABLE template_family = ?", [family])
         con.execute("SET VARIABLE template_symmetry = ?", [symmetry])
@@ -341,69 +252,8 @@ def build_dont_care_templates(
         }))
         con.register("template_cover_input", pa.table({"template": maximal[owner].tolist(), "key": covered.tolist()}))
         try:
-            _run(con, "dont_care_templates__append")
+            run(con, "dont_care_templates__append")
         finally:
             con.unregister("template_input")
             con.unregister("template_cover_input")
-    _run(con, "dont_care_templates")
-
-
-def export_gnugo(
-    con: duckdb.DuckDBPyConnection, *, family: str = "sq3", symmetry: int = 8, top: int | None = None
-) -> str:
-    """The templates of one square family in GNU Go's pattern-database syntax (``patterns.db``).
-
-    One ``Pattern`` block per template, most occurrences first (``top`` blocks, all when None):
-    a comment with the counts, the diagram relative to the player to move (``O`` mover, ``X``
-    opponent, ``.`` empty, ``*`` the move, ``o`` O or empty, ``x`` X or empty, ``?`` any point
-    on the board; off-board rows and columns drawn as the edge ``-``, ``|``, corner ``+``) and the
-    colon line ``:8,-,value(chosen)`` (all 8 orientations tried). Reads ``dont_care_templates``.
-    """
-    _template_group(family, symmetry)
-    layout = FAMILIES[family].layout
-    points = np.array(layout.points)
-    cells = np.round(points - points.min(axis=0)).astype(int)
-    size = int(np.sqrt(len(points)))
-    if size * size != len(points) or cells.max() != size - 1:
-        raise ValueError(f"GNU Go patterns are rectangles: family {family} is not a square")
-    if top is not None:
-        _positive("top", top)
-    con.execute("SET VARIABLE template_family = ?", [family])
-    con.execute("SET VARIABLE template_symmetry = ?", [symmetry])
-    con.execute("SET VARIABLE template_top = ?", [top])
-    rows = con.execute(sql_text("dont_care_templates__gnugo")).fetchall()
-    lines = [
-        f"# Don't-care templates of pattern family {family} ({symmetry} symmetries), Go pattern warehouse.",
-        "# O player to move, X opponent, . empty, * the move, o O or empty, x X or empty, ? any point;",
-        "# occurrence and chosen are the summed counts of the concrete patterns a template covers.",
-        "",
-    ]
-    centre = size // 2
-    for rank, (template, occurrence, chosen, patterns) in enumerate(rows, start=1):
-        grid = [[""] * size for _ in range(size)]
-        for (r, c), symbol in zip(cells, template[1:]):
-            grid[r][c] = symbol
-        lines += [
-            f"Pattern {family}_{symmetry}_{rank}",
-            f"# {chosen}/{occurrence} chosen/occurrence, covers {patterns} patterns, template {template}",
-            "",
-            *("".join(_gnugo_cell(grid, r, c, template[0], centre) for c in range(size)) for r in range(size)),
-            "",
-            f":8,-,value({chosen})",
-            "",
-        ]
-    return "\n".join(lines)
-
-
-def _gnugo_cell(grid: list[list[str]], r: int, c: int, mover: str, centre: int) -> str:
-    """One cell of a GNU Go diagram (absolute colours of the template made relative to the mover)."""
-    symbol = grid[r][c]
-    if symbol == "3":
-        edge_row = all(cell == "3" for cell in grid[r])
-        edge_col = all(row[c] == "3" for row in grid)
-        return "+" if edge_row and edge_col else "-" if edge_row else "|"
-    if (r, c) == (centre, centre):
-        return "*"
-    own, other = ("1", "2") if mover == "1" else ("2", "1")
-    own_or_empty = "x" if mover == "1" else "o"
-    return {"0": ".", own: "O", other: "X", "?": "?", own_or_empty: "o"}.get(symbol, "x")
+    run(con, "dont_care_templates")

@@ -1,0 +1,1 @@
+"""Games: SGF archives and files to replayed games, their table rows and board diagrams."""

@@ -1,0 +1,1 @@
+"""Patterns: families, symmetry, extraction of raw counts, canonical keys, diagrams and don't-care templates."""

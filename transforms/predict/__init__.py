@@ -1,0 +1,1 @@
+"""Move prediction from pattern statistics: the predictor, its ranking weights and the opening book."""
