@@ -1,4 +1,6 @@
-"""Distinct N-move games and positions on an empty board modulo symmetry (Burnside)."""
+"""Distinct N-move games and positions on an empty board modulo symmetry (Burnside), and table game_counts."""
+
+from __future__ import annotations
 
 import math
 from collections import Counter
