@@ -8,7 +8,7 @@ from uuid import UUID
 import duckdb
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
-from gopat.flows.release import Layout
+from gopat.effects.warehouse.layout import Layout
 
 SUMMARY_KEY = "gopat-build-summary"
 TOP_PATTERNS_KEY = "gopat-top-patterns"

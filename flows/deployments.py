@@ -22,9 +22,9 @@ from prefect.schedules import Cron
 from prefect.settings import get_current_settings
 from prefect.states import Completed, State
 
+from gopat.effects.warehouse.fetch import is_url
+from gopat.effects.warehouse.layout import Layout, current_version
 from gopat.flows.build import build_release
-from gopat.flows.fetch import is_url
-from gopat.flows.release import Layout, current_version
 
 SOURCE_KEYS = {"name", "url", "path", "sha256"}
 SHA256 = re.compile(r"[0-9a-f]{64}")

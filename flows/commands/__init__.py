@@ -22,7 +22,7 @@ def release_options(parser: argparse.ArgumentParser) -> None:
 
 def release_connection(args: argparse.Namespace) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with a view per table of the chosen release."""
-    from gopat.flows.release import Layout, current_version, read_manifest
+    from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
 
     layout = Layout(Path(args.warehouse))
     version = args.release or current_version(layout)

@@ -58,8 +58,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run_suggest(args: argparse.Namespace) -> int:
     """Print the position with the top candidates marked, then one line per candidate."""
-    from gopat.flows.evaluate import predictor_for, release_version
-    from gopat.flows.release import Layout
+    from gopat.effects.evaluation import predictor_for, release_version
+    from gopat.effects.warehouse.layout import Layout
     from gopat.transforms.games.errors import RejectError
     from gopat.transforms.games.records import game_row
     from gopat.transforms.games.parsing import parse_games
@@ -138,8 +138,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     """Fit ranking weights for a release's levels on held-out games and write them (atomically)."""
     from dataclasses import replace
 
-    from gopat.flows.evaluate import predictor_for, read_games, release_version
-    from gopat.flows.release import Layout
+    from gopat.effects.evaluation import predictor_for, read_games, release_version
+    from gopat.effects.warehouse.layout import Layout
     from gopat.transforms.predict.predictor import LEVELS, RESPONSE, fit
     from gopat.transforms.predict.ranking import Weights
 
@@ -166,7 +166,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 def run_holdout(args: argparse.Namespace) -> int:
     """Write the train and test archives of a split by date and print the counts."""
-    from gopat.flows.evaluate import split_by_year
+    from gopat.effects.evaluation import split_by_year
 
     source = Path(args.source)
     if not source.exists():

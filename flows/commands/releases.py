@@ -43,8 +43,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def list_releases(args: argparse.Namespace) -> int:
     """Print version, created, games, tables and status of every release, oldest first."""
-    from gopat.flows.release import Layout
-    from gopat.flows.release import list_releases as releases
+    from gopat.effects.warehouse.layout import Layout
+    from gopat.effects.warehouse.verify import list_releases as releases
 
     rows = releases(Layout(Path(args.warehouse)))
     if args.json:
@@ -66,7 +66,7 @@ def list_releases(args: argparse.Namespace) -> int:
 
 def show_release(args: argparse.Namespace) -> int:
     """Print a release's manifest, summarised (or whole with --json)."""
-    from gopat.flows.release import Layout, current_version, read_manifest, resolve_version
+    from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, resolve_version
 
     layout = Layout(Path(args.warehouse))
     version = resolve_version(layout, args.version)
@@ -99,7 +99,8 @@ def show_release(args: argparse.Namespace) -> int:
 
 def pack_release(args: argparse.Namespace) -> int:
     """Write the release as a tar.gz after verifying it."""
-    from gopat.flows.release import Layout, pack, resolve_version
+    from gopat.effects.warehouse.layout import Layout, resolve_version
+    from gopat.effects.warehouse.packs import pack
 
     layout = Layout(Path(args.warehouse))
     version = resolve_version(layout, args.version)
@@ -110,7 +111,8 @@ def pack_release(args: argparse.Namespace) -> int:
 
 def download_release(args: argparse.Namespace) -> int:
     """Download, verify and register a packed release."""
-    from gopat.flows.release import Layout, current_version, download
+    from gopat.effects.warehouse.layout import Layout, current_version
+    from gopat.effects.warehouse.packs import download
 
     layout = Layout(Path(args.to))
     version = download(args.source, layout, expected_sha256=args.sha256)
@@ -121,7 +123,8 @@ def download_release(args: argparse.Namespace) -> int:
 
 def verify_releases(args: argparse.Namespace) -> int:
     """Re-check checksums on disk; exit 1 if any file is missing, extra or changed."""
-    from gopat.flows.release import Layout, resolve_version, verify, versions
+    from gopat.effects.warehouse.layout import Layout, resolve_version, versions
+    from gopat.effects.warehouse.verify import verify
 
     layout = Layout(Path(args.warehouse))
     chosen = [resolve_version(layout, args.version)] if args.version else versions(layout)

@@ -23,7 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def write_report(args: argparse.Namespace) -> int:
     """Build the report pages and list them on stderr."""
-    from gopat.flows.report import ReportOptions, build_report, report_summary
+    from gopat.effects.report.report import ReportOptions, build_report, report_summary
 
     options = ReportOptions(top=args.top, symmetry=args.symmetries, explorer_nodes=args.explorer_nodes)
     pages = build_report(Path(args.warehouse), Path(args.output), release=args.release, options=options)

@@ -14,6 +14,7 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from gopat.effects import parquet
 from gopat.flows import build
 from gopat.flows.shards import extract_shard
 from gopat.transforms.games.archives import iter_members
@@ -43,7 +44,7 @@ def pattern_stats(stage: Path, rows_per_part: int, monkeypatch: pytest.MonkeyPat
 
 
 def test_many_key_ranges_give_the_one_range_file(stage: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(build, "ROW_GROUP_ROWS", 700)  # row groups that ranges of 1,000 shard rows cut across
+    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # row groups that ranges of 1,000 shard rows cut across
     whole, whole_bytes = pattern_stats(stage, 10**9, monkeypatch)
     with duckdb.connect() as con:
         shard_rows = con.execute(f"SELECT count(*) FROM '{stage}/patterns/*.parquet'").fetchone()[0]
@@ -70,7 +71,7 @@ def summed(stage: Path, shards: list[int], out: Path) -> Path:
 def test_previous_table_merged_with_new_counts_is_the_whole_table(
     stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, previous: list[int], new: list[int]
 ) -> None:
-    monkeypatch.setattr(build, "ROW_GROUP_ROWS", 700)  # many row groups: the two-way merge takes many steps
+    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # many row groups: the two-way merge takes many steps
     monkeypatch.setattr(build, "SUM_ROWS_PER_QUERY", 5_000)
     whole = summed(stage, [0, 1, 2], tmp_path / "whole.parquet")
     merged = build.merge_pattern_stats.fn(

@@ -28,16 +28,10 @@ import duckdb
 import pytest
 from prefect.settings import PREFECT_API_URL
 
-from gopat.flows.release import (
-    Layout,
-    build_lock,
-    created_now,
-    current_version,
-    next_version,
-    publish,
-    verify,
-    versions,
-)
+from gopat.effects.warehouse.layout import Layout, created_now, current_version, next_version, versions
+from gopat.effects.warehouse.lock import build_lock
+from gopat.effects.warehouse.publish import publish
+from gopat.effects.warehouse.verify import verify
 from tests.flows.ranged import RangeHandler
 
 pytestmark = pytest.mark.slow

@@ -32,6 +32,8 @@ from prefect.client.schemas.objects import FlowRun
 from prefect.deployments import run_deployment
 from prefect.settings import PREFECT_API_URL, temporary_settings
 
+from gopat.effects.warehouse.fetch import sha256_file
+from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, versions
 from gopat.flows.artifacts import (
     DATA_DOCS_KEY,
     SUMMARY_KEY,
@@ -42,8 +44,6 @@ from gopat.flows.artifacts import (
 )
 from gopat.flows.cli import main
 from gopat.flows.deployments import deployment_specs, read_sources, scheduled_build
-from gopat.flows.fetch import sha256_file
-from gopat.flows.release import Layout, current_version, read_manifest, versions
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gopat.flows.fetch import fetch, sha256_folder
+from gopat.effects.warehouse.fetch import fetch, sha256_folder
 from tests.flows.ranged import RangeHandler
 
 BODY = bytes(range(256)) * 4096  # 1 MiB

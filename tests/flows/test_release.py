@@ -17,25 +17,22 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gopat.flows.cli import main
-from gopat.flows.datadocs import render_datadocs
-from gopat.flows.release import (
+from gopat.effects.report.datadocs import render_datadocs
+from gopat.effects.warehouse.catalog import refresh_catalog
+from gopat.effects.warehouse.layout import (
     Layout,
-    build_lock,
     content_hash,
     created_now,
     current_version,
-    list_releases,
     next_version,
-    publish,
     read_manifest,
-    recover,
-    refresh_catalog,
     resolve_version,
-    set_current,
-    verify,
     versions,
 )
+from gopat.effects.warehouse.lock import build_lock, recover
+from gopat.effects.warehouse.publish import publish, set_current
+from gopat.effects.warehouse.verify import list_releases, verify
+from gopat.flows.cli import main
 
 TABLES = ["games", "moves"]
 

@@ -10,8 +10,8 @@ import pytest
 from prefect import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId, FlowRunFilterParentFlowRunId, TaskRunFilter
 
+from gopat.effects.warehouse.layout import Layout
 from gopat.flows.deployments import FETCH_ATTEMPTS, scheduled_build
-from gopat.flows.release import Layout
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
 BACKOFF = (1, 4, 10)  # flows.build.fetch_source's retry delays, in seconds

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gopat.transforms.games import render as boards
-from gopat.transforms.patterns import render
 from gopat.transforms.games.render import Mark
+from gopat.transforms.patterns import render
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.render import diagram, diagrams
 from gopat.transforms.patterns.symmetry import decode, key_string, parse_key

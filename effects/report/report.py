@@ -24,7 +24,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from gopat.flows.release import Layout, current_version, read_manifest
+from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
 from gopat.transforms.games.render import Mark, board_svg, point_name, position_stones, sequence_stones, sgf_point
 from gopat.transforms.patterns.render import pattern_svg
 

@@ -1,0 +1,71 @@
+"""catalog.duckdb: a schema of views per kept release and `current`, rebuilt from the releases on disk."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+
+from gopat.effects.warehouse.files import quote, remove
+from gopat.effects.warehouse.layout import Layout, current_version, readable, schema_name, versions
+
+CATALOG_STORAGE = "v1.2.0"
+
+
+def refresh_catalog(layout: Layout) -> None:
+    """Rebuild catalog.duckdb from the releases on disk and CURRENT, then swap it in."""
+    os.replace(write_catalog(layout, versions(layout), current_version(layout)), layout.catalog)
+
+
+def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
+    """A new catalog in a hidden file: schema v<N> per kept release, `current`, and a `releases` table.
+
+    Views read the releases' Parquet by absolute path, so the catalog works from any working
+    directory; it is written with storage version v1.2.0 so the duckdb 1.x shell can open it.
+    """
+    tmp = layout.catalog.with_name(f".catalog-{os.getpid()}.duckdb")
+    remove(tmp)
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH {quote(tmp)} AS catalog (STORAGE_VERSION '{CATALOG_STORAGE}')")
+        con.execute(
+            "CREATE TABLE catalog.main.releases (version VARCHAR, number INTEGER, created VARCHAR, "
+            "games BIGINT, tables INTEGER, is_current BOOLEAN, path VARCHAR)"
+        )
+        for version, manifest in readable(layout, kept):
+            folder = layout.release_dir(version).resolve()
+            parquet = sorted(name for name in manifest.get("files", {}) if name.endswith(".parquet"))
+            con.execute(
+                "INSERT INTO catalog.main.releases VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [version, int(version[:4]), manifest.get("created"), manifest.get("ingest", {}).get("games"),
+                 len(parquet), version == current, str(folder)],
+            )
+            for schema in [schema_name(version)] + (["current"] if version == current else []):
+                con.execute(f"CREATE SCHEMA IF NOT EXISTS catalog.{schema}")
+                for name in parquet:
+                    con.execute(
+                        f"CREATE OR REPLACE VIEW catalog.{schema}.{Path(name).stem} AS "
+                        f"SELECT * FROM read_parquet({quote(folder / name)})"
+                    )
+        con.execute("DETACH catalog")
+        with tmp.open("rb") as fh:
+            os.fsync(fh.fileno())
+    except BaseException:
+        remove(tmp)
+        raise
+    finally:
+        con.close()
+    return tmp
+
+
+def catalog_state(layout: Layout) -> tuple[list[tuple[str, str]], str | None] | None:
+    """([(version, folder)], current) recorded in catalog.duckdb (none when it is missing), None if unreadable."""
+    if not layout.catalog.is_file():
+        return [], None
+    try:
+        with duckdb.connect(str(layout.catalog), read_only=True) as con:
+            rows = con.execute("SELECT version, path, is_current FROM releases ORDER BY version").fetchall()
+    except duckdb.Error:
+        return None
+    return [(version, path) for version, path, _ in rows], next((version for version, _, flag in rows if flag), None)

@@ -1,0 +1,156 @@
+"""A warehouse's layout: its paths, release versions and manifests, and the hashes that name a release."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+CODE_DIRS = ("transforms", "flows", "expectations", "effects", "cli")
+REPO = Path(__file__).resolve().parents[2]
+VERSION_RE = re.compile(r"\d{4}-[0-9a-f]{12}")
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Paths inside one warehouse folder."""
+
+    root: Path
+
+    @property
+    def raw(self) -> Path:
+        return self.root / "raw"
+
+    @property
+    def staging(self) -> Path:
+        return self.root / "staging"
+
+    @property
+    def downloads(self) -> Path:
+        return self.root / "downloads"
+
+    @property
+    def releases(self) -> Path:
+        return self.root / "releases"
+
+    @property
+    def current_file(self) -> Path:
+        return self.releases / "CURRENT"
+
+    @property
+    def catalog(self) -> Path:
+        return self.root / "catalog.duckdb"
+
+    def release_dir(self, version: str) -> Path:
+        return self.releases / version
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseInfo:
+    """One line of `gopat releases`: status is current, kept or damaged (a file missing or resized)."""
+
+    version: str
+    created: str
+    games: int | None
+    tables: int
+    status: str
+
+
+def code_version() -> str:
+    """sha256 (12 hex) of every .py and .sql file of the product's packages."""
+    digest = hashlib.sha256()
+    for folder in CODE_DIRS:
+        for path in sorted((REPO / folder).rglob("*")):
+            if path.suffix in {".py", ".sql"} and "__pycache__" not in path.parts:
+                digest.update(path.relative_to(REPO).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def content_hash(
+    *, source_sha256s: list[str], code: str, config: Mapping, sources: Sequence[str] | None = None
+) -> str:
+    """Hash of what determines a release's tables: inputs (their bytes and their names), code and config."""
+    payload = {"sources": source_sha256s, "code": code, "config": config}
+    if sources is not None:
+        payload["names"] = list(sources)
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def versions(layout: Layout) -> list[str]:
+    """Published versions, oldest first (`NNNN-<content hash>`)."""
+    if not layout.releases.is_dir():
+        return []
+    return sorted(p.name for p in layout.releases.iterdir() if p.is_dir() and VERSION_RE.fullmatch(p.name))
+
+
+def current_version(layout: Layout) -> str | None:
+    """The live version named by CURRENT, or None before the first release."""
+    try:
+        return layout.current_file.read_text().strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def read_manifest(layout: Layout, version: str) -> dict:
+    """The manifest of a published version."""
+    path = layout.release_dir(version) / "manifest.json"
+    if not path.is_file():
+        raise ValueError(f"release {version!r} not found in {layout.releases}")
+    return json.loads(path.read_text())
+
+
+def readable(layout: Layout, names: Sequence[str]) -> list[tuple[str, dict]]:
+    """(version, manifest) of the named releases whose manifest can be read; the catalog lists only these."""
+    found = []
+    for version in names:
+        with contextlib.suppress(ValueError, OSError):
+            found.append((version, read_manifest(layout, version)))
+    return found
+
+
+def resolve_version(layout: Layout, name: str) -> str:
+    """A published version from its full name, its number (``3`` or ``0003``) or ``current``."""
+    known = versions(layout)
+    if name == "current":
+        found = current_version(layout)
+        if found is None:
+            raise ValueError(f"no current release in {layout.releases}")
+        return found
+    if name in known:
+        return name
+    if name.isdigit():
+        matches = [v for v in known if int(v[:4]) == int(name)]
+        if len(matches) == 1:
+            return matches[0]
+    raise ValueError(f"release {name!r} not found in {layout.releases}")
+
+
+def next_version(layout: Layout, content: str) -> str:
+    """The version to publish `content` as: normally a number one above the newest.
+
+    A complete release of the same content numbered above the current one is the work of a build
+    killed before it switched CURRENT: its name is returned, so `publish` commits it (after
+    checking it) instead of skipping a number.
+    """
+    known = versions(layout)
+    current = current_version(layout)
+    floor = int(current[:4]) if current else 0
+    for version in reversed(known):
+        if version.endswith(f"-{content}") and int(version[:4]) > floor:
+            return version
+    return f"{max((int(v[:4]) for v in known), default=0) + 1:04d}-{content}"
+
+
+def schema_name(version: str) -> str:
+    """DuckDB schema of a version: `v<number>`."""
+    return f"v{int(version[:4])}"
+
+
+def created_now() -> str:
+    """UTC timestamp for manifests."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
