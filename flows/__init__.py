@@ -1,1 +1,1 @@
-"""Prefect flows and the `gopat` command line."""
+"""Prefect flows and their tasks: the build, the evaluation, deployments, where shard work runs, progress, artifacts."""

@@ -21,7 +21,7 @@ def tiny_release(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> 
     warehouse = tmp_path_factory.getbasetemp() / "tiny-release"
     if not (warehouse / "releases" / "CURRENT").is_file():
         build = subprocess.run(
-            [sys.executable, "-m", "gopat.flows.cli", "build", "--warehouse", str(warehouse), "--workers", "2",
+            [sys.executable, "-m", "gopat.cli.main", "build", "--warehouse", str(warehouse), "--workers", "2",
              "--source", str(shared_dir / "corpus" / "tiny.tar.gz"), "--source", str(shared_dir / "hostile" / "files")],
             cwd=REPO, capture_output=True, text=True, timeout=900,
             # Prefect's temporary server may need more than its default 20 s on a busy machine

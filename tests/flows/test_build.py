@@ -10,8 +10,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from gopat.cli.main import main
 from gopat.effects.warehouse.layout import Layout, current_version
-from gopat.flows.cli import main
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES as ALL_FAMILIES
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]

@@ -32,6 +32,7 @@ from prefect.client.schemas.objects import FlowRun
 from prefect.deployments import run_deployment
 from prefect.settings import PREFECT_API_URL, temporary_settings
 
+from gopat.cli.main import main
 from gopat.effects.warehouse.fetch import sha256_file
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, versions
 from gopat.flows.artifacts import (
@@ -42,7 +43,6 @@ from gopat.flows.artifacts import (
     data_docs_link,
     summary_markdown,
 )
-from gopat.flows.cli import main
 from gopat.flows.deployments import deployment_specs, read_sources, scheduled_build
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,11 +14,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from gopat.cli.main import main
 from gopat.effects.warehouse.layout import Layout, created_now, current_version, next_version, versions
 from gopat.effects.warehouse.packs import pack
 from gopat.effects.warehouse.publish import publish
 from gopat.effects.warehouse.verify import verify
-from gopat.flows.cli import main
 from tests.flows.ranged import RangeHandler
 
 

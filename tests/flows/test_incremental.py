@@ -8,9 +8,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from gopat.cli.main import main
 from gopat.effects.warehouse.layout import Layout, current_version
 from gopat.flows.build import PUBLISHED
-from gopat.flows.cli import main
 from tests.flows.archives import tiny_members, write_archive
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
+from gopat.cli.main import main
 from gopat.effects.evaluation import record_evaluation
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
 from gopat.effects.warehouse.verify import verify
-from gopat.flows.cli import main
 from gopat.transforms.predict.predictor import RESPONSE
 from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, load_weights
 from tests.flows.archives import tiny_members, write_archive

@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from gopat.cli.main import main
 from gopat.effects.report.datadocs import render_datadocs
 from gopat.effects.warehouse.catalog import refresh_catalog
 from gopat.effects.warehouse.layout import (
@@ -32,7 +33,6 @@ from gopat.effects.warehouse.layout import (
 from gopat.effects.warehouse.lock import build_lock, recover
 from gopat.effects.warehouse.publish import publish, set_current
 from gopat.effects.warehouse.verify import list_releases, verify
-from gopat.flows.cli import main
 
 TABLES = ["games", "moves"]
 

@@ -19,7 +19,7 @@ import pytest
 from PIL import Image
 from websockets.sync.client import connect
 
-from gopat.flows.cli import main
+from gopat.cli.main import main
 from gopat.transforms.patterns import render
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 from tests.docs.release import tiny_release

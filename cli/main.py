@@ -14,7 +14,7 @@ from collections.abc import Sequence
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
-from gopat.flows import commands  # noqa: E402 - after the environment default above
+from gopat.cli import commands  # noqa: E402 - after the environment default above
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -28,11 +28,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    """The argument parser, with the commands of every module in flows/commands/."""
+    """The argument parser, with the commands of every module in cli/commands/."""
     top = argparse.ArgumentParser(prog="gopat", description="Go pattern warehouse")
     subparsers = top.add_subparsers(required=True, metavar="COMMAND")
     for module in sorted(m.name for m in pkgutil.iter_modules(commands.__path__)):
-        importlib.import_module(f"gopat.flows.commands.{module}").register(subparsers)
+        importlib.import_module(f"gopat.cli.commands.{module}").register(subparsers)
     return top
 
 

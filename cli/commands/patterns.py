@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gopat.flows.commands import release_connection, release_options, write_output
+from gopat.cli.commands import release_connection, release_options, write_output
 
 
 def register(commands: argparse._SubParsersAction) -> None:

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from gopat.flows.commands import DEFAULT_WAREHOUSE, release_options
+from gopat.cli.commands import DEFAULT_WAREHOUSE, release_options
 
 LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from gopat.flows.commands import release_connection, release_options
+from gopat.cli.commands import release_connection, release_options
 
 
 def register(commands: argparse._SubParsersAction) -> None:

@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from gopat.flows.commands import DEFAULT_WAREHOUSE
+from gopat.cli.commands import DEFAULT_WAREHOUSE
 
 
 def register(commands: argparse._SubParsersAction) -> None:

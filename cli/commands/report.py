@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from gopat.flows.commands import release_options
+from gopat.cli.commands import release_options
 
 
 def register(commands: argparse._SubParsersAction) -> None:

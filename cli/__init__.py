@@ -1,0 +1,1 @@
+"""The `gopat` command line (argparse): turns flows, effects and transforms into commands, messages and exit codes."""
