@@ -11,8 +11,8 @@ import pytest
 
 from gopat.expectations import dont_care_templates
 from gopat.transforms.patterns.templates import build_dont_care_templates
-from tests.transforms import analytics_oracles as O
-from tests.transforms.analytics_tables import read_games
+from tests.transforms.analytics import analytics_oracles as O
+from tests.transforms.analytics.analytics_tables import read_games
 
 MIN_OCCURRENCE = 100
 

@@ -11,8 +11,8 @@ import pytest
 
 from gopat.expectations import fuseki
 from gopat.transforms.analytics.openings import build_fuseki
-from tests.transforms import analytics_oracles as O
-from tests.transforms.analytics_tables import load_tables, read_games
+from tests.transforms.analytics import analytics_oracles as O
+from tests.transforms.analytics.analytics_tables import load_tables, read_games
 
 MOVES = 6
 GAMES = 200

@@ -11,7 +11,7 @@ import pytest
 
 from gopat.expectations import opening_tree
 from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
-from tests.transforms.analytics_tables import load_tables, read_games
+from tests.transforms.analytics.analytics_tables import load_tables, read_games
 
 MOVES = 6
 GAMES = 200

@@ -1,20 +1,32 @@
-"""End-to-end builds: real archives over real HTTP, real Prefect runs, real DuckDB catalog."""
+"""The build flow: end-to-end builds (real archives over real HTTP, real Prefect runs, real DuckDB catalog),
+incremental builds, the aggregation and merge of pattern_stats, and expectations that stop a publish."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import shutil
+import tarfile
+from itertools import islice
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
 
 from gopat.cli.main import main
-from gopat.effects.warehouse.layout import Layout, current_version
+from gopat.effects import parquet
+from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, versions
+from gopat.flows import build as build_flow
+from gopat.flows.build import PUBLISHED
+from gopat.flows.shards import extract_shard
+from gopat.transforms.games.archives import iter_members
+from gopat.transforms.games.records import ingest_members
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES as ALL_FAMILIES
-
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
+from tests.effects.warehouse.releases import catalog_views, publish_tables, sha256
+from tests.effects.warehouse.releases import layout  # noqa: F401 - the shared fixture
+from tests.flows.archives import tiny_members, write_archive
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +43,8 @@ def tiny_release(
     return warehouse
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
 def test_release_is_published_with_a_balanced_manifest(tiny_release: Path) -> None:
     layout = Layout(tiny_release)
     version = current_version(layout)
@@ -48,6 +62,8 @@ def test_release_is_published_with_a_balanced_manifest(tiny_release: Path) -> No
     assert (layout.raw / f"{manifest['sources'][0]['sha256']}.tar.gz").is_file()
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
 def test_catalog_answers_queries_from_any_directory(tiny_release: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tiny_release.parent)
     con = duckdb.connect(str(tiny_release / "catalog.duckdb"), read_only=True)
@@ -62,6 +78,8 @@ def test_catalog_answers_queries_from_any_directory(tiny_release: Path, monkeypa
     assert [f for (f,) in families] == sorted(ALL_FAMILIES)
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
 def test_export_go4go_d12_matches_the_table(tiny_release: Path, tmp_path: Path) -> None:
     out = tmp_path / "d12_16.csv"
     assert main(["export", "go4go-d12", "--symmetries", "16", "--warehouse", str(tiny_release), "-o", str(out)]) == 0
@@ -77,6 +95,8 @@ def test_export_go4go_d12_matches_the_table(tiny_release: Path, tmp_path: Path) 
     assert (len(rows), sum(int(r[1]) for r in rows)) == expected
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
 def test_rebuild_with_same_inputs_publishes_nothing_new(tiny_release: Path, http_url: str) -> None:
     layout = Layout(tiny_release)
     before = current_version(layout)
@@ -85,6 +105,8 @@ def test_rebuild_with_same_inputs_publishes_nothing_new(tiny_release: Path, http
     assert current_version(layout) == before
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
 def test_bad_checksum_fails_and_keeps_the_release(tiny_release: Path, tiny_archive: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     layout = Layout(tiny_release)
@@ -97,6 +119,8 @@ def test_bad_checksum_fails_and_keeps_the_release(tiny_release: Path, tiny_archi
     assert current_version(layout) == before
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
 def test_missing_source_names_the_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "nope.tar.gz"
     assert main(["build", "--source", str(missing), "--warehouse", str(tmp_path / "w")]) == 1
@@ -104,6 +128,8 @@ def test_missing_source_names_the_source(tmp_path: Path, capsys: pytest.CaptureF
     assert not (tmp_path / "w" / "releases" / "CURRENT").exists()
 
 
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
 def test_every_hostile_input_is_ingested_or_rejected(hostile_dir: Path, tmp_path: Path) -> None:
     archives = sorted((hostile_dir / "archives").iterdir())
     sources = [str(hostile_dir / "files"), *map(str, archives)]
@@ -121,3 +147,187 @@ def test_every_hostile_input_is_ingested_or_rejected(hostile_dir: Path, tmp_path
     assert all(str(a) in rejected_sources | ingested_sources for a in archives if a.stat().st_size > 22)
     reasons = con.execute("SELECT count(*) FROM current.rejects WHERE reason IS NULL OR message IS NULL").fetchone()
     assert reasons == (0,)
+
+
+@pytest.fixture(scope="module")
+def stage(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> Path:
+    """Three shards of real games (60 games of tiny.tar.gz), as the build's workers write them."""
+    members = [(m.name, m.data) for m in islice(iter_members(tiny_archive), 60)]
+    games = list(ingest_members(members, source="tiny", source_sha256="0" * 64).replays.values())
+    folder = tmp_path_factory.mktemp("stage")
+    (folder / "patterns").mkdir()
+    for i in range(3):
+        parquet, _ = extract_shard(games[i * 20 : (i + 1) * 20], DEFAULT_FAMILIES)
+        (folder / "patterns" / f"shard-{i:05d}.parquet").write_bytes(parquet)
+    return folder
+
+
+def pattern_stats(stage: Path, rows_per_part: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple], bytes]:
+    """The rows and the bytes of the stage's pattern_stats file summed in parts of about `rows_per_part` shard rows."""
+    monkeypatch.setattr(build_flow, "SUM_ROWS_PER_QUERY", rows_per_part)
+    with duckdb.connect() as con:
+        out = build_flow.aggregate_patterns.fn(con, stage, out=stage / "pattern_stats.parquet", show="quiet")
+        return con.execute(f"FROM read_parquet('{out}')").fetchall(), out.read_bytes()
+
+
+def test_many_key_ranges_give_the_one_range_file(stage: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # row groups that ranges of 1,000 shard rows cut across
+    whole, whole_bytes = pattern_stats(stage, 10**9, monkeypatch)
+    with duckdb.connect() as con:
+        shard_rows = con.execute(f"SELECT count(*) FROM '{stage}/patterns/*.parquet'").fetchone()[0]
+    assert shard_rows > 50_000  # enough rows that 1,000 per part means dozens of parts per family
+    assert pattern_stats(stage, 1_000, monkeypatch) == (whole, whole_bytes)
+    keys = [(family, symmetry, key) for family, symmetry, key, *_ in whole]
+    assert keys == sorted(keys)  # written in order, no global sort
+    assert len(set(keys)) == len(keys)
+    assert {family for family, _, _ in keys} == set(DEFAULT_FAMILIES)
+
+
+def summed(stage: Path, shards: list[int], out: Path) -> Path:
+    """The pattern_stats file of some of the stage's shards."""
+    folder = out.parent / out.stem
+    (folder / "patterns").mkdir(parents=True)
+    for shard in shards:
+        name = f"shard-{shard:05d}.parquet"
+        (folder / "patterns" / name).write_bytes((stage / "patterns" / name).read_bytes())
+    with duckdb.connect() as con:
+        return build_flow.aggregate_patterns.fn(con, folder, out=out, show="quiet")
+
+
+@pytest.mark.parametrize(("previous", "new"), [([0], [1, 2]), ([0, 1], [2]), ([1, 2], [0])])
+def test_previous_table_merged_with_new_counts_is_the_whole_table(
+    stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, previous: list[int], new: list[int]
+) -> None:
+    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # many row groups: the two-way merge takes many steps
+    monkeypatch.setattr(build_flow, "SUM_ROWS_PER_QUERY", 5_000)
+    whole = summed(stage, [0, 1, 2], tmp_path / "whole.parquet")
+    merged = build_flow.merge_pattern_stats.fn(
+        summed(stage, previous, tmp_path / "previous.parquet"), summed(stage, new, tmp_path / "new.parquet"),
+        tmp_path / "merged.parquet", show="quiet",
+    )
+    assert pq.read_table(merged).equals(pq.read_table(whole))
+    assert merged.read_bytes() == whole.read_bytes()
+    groups = pq.ParquetFile(merged).metadata
+    assert groups.num_row_groups > 100
+    assert max(groups.row_group(i).num_rows for i in range(groups.num_row_groups)) == 700
+
+
+BROKEN_SGF = b"(;GM[1]FF[4]SZ[19];B[pd];W[dp"  # cut off: a reject of the new archive
+
+
+@pytest.fixture(scope="module")
+def archives(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> tuple[Path, Path]:
+    """tiny.tar.gz cut in two: 150 games, then 50 games plus a copy of the first game and a broken file."""
+    members = tiny_members(tiny_archive)
+    folder = tmp_path_factory.mktemp("archives")
+    first = write_archive(folder / "first.tar.gz", members[:150])
+    second = write_archive(folder / "second.tar.gz", [
+        *members[150:], ("again/" + members[0][0], members[0][1]), ("broken.sgf", BROKEN_SGF),
+    ])
+    return first, second
+
+
+def build(warehouse: Path, *sources: Path) -> dict:
+    assert main(["build", *[arg for s in sources for arg in ("--source", str(s))],
+                 "--warehouse", str(warehouse), "--workers", "2", "--quiet"]) == 0
+    layout = Layout(warehouse)
+    return json.loads((layout.release_dir(current_version(layout)) / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def full(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory, archives: tuple[Path, Path]) -> Path:
+    """A warehouse whose one release is built from both archives at once."""
+    warehouse = tmp_path_factory.mktemp("full")
+    build(warehouse, *archives)
+    return warehouse
+
+
+@pytest.fixture(scope="module")
+def extended(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory, archives: tuple[Path, Path]) -> Path:
+    """A warehouse built from the first archive, then extended by the second."""
+    warehouse = tmp_path_factory.mktemp("extended")
+    build(warehouse, archives[0])
+    build(warehouse, *archives)
+    return warehouse
+
+
+def release(warehouse: Path) -> tuple[Path, dict]:
+    layout = Layout(warehouse)
+    folder = layout.release_dir(current_version(layout))
+    return folder, json.loads((folder / "manifest.json").read_text())
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
+def test_extended_release_has_the_tables_of_the_full_build(full: Path, extended: Path) -> None:
+    (full_folder, full_manifest), (folder, manifest) = release(full), release(extended)
+    assert manifest["version"] == "0002-" + full_manifest["content_hash"]
+    for table in PUBLISHED:
+        assert pq.read_table(folder / f"{table}.parquet").equals(pq.read_table(full_folder / f"{table}.parquet")), table
+    for fact in ("ingest", "families", "row_counts", "sources", "config", "code_version"):
+        assert manifest[fact] == full_manifest[fact], fact
+    assert manifest["ingest"]["duplicates"] >= 1 and manifest["ingest"]["files_rejected"] >= 1
+    assert full_manifest["row_counts"]["pattern_stats"] > 100_000
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
+def test_extension_reads_only_the_new_archive_and_checks_the_sum(full: Path, extended: Path) -> None:
+    _, manifest = release(extended)
+    first = sorted(p.name for p in (extended / "releases").iterdir() if p.name.startswith("0001-"))
+    assert manifest["incremental"] == {"base": first[0], "new_sources": 1, "files_in": 52}
+    assert release(full)[1]["incremental"] is None
+    suite = {outcome["expectation"]: outcome for outcome in manifest["expectations"]["pattern_stats"]["outcomes"]}
+    assert suite["table_is_previous_release_plus_new_games"]["success"]
+    assert "table_is_previous_release_plus_new_games" not in {
+        outcome["expectation"] for outcome in release(full)[1]["expectations"]["pattern_stats"]["outcomes"]}
+    assert all(result["success"] for result in manifest["expectations"].values())
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
+def test_sources_in_another_order_are_built_in_full(extended: Path, archives: tuple[Path, Path]) -> None:
+    manifest = build(extended, archives[1], archives[0])
+    assert manifest["incremental"] is None
+    assert manifest["ingest"]["files_in"] == 202
+
+
+@pytest.fixture(scope="module")
+def ten_games(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of ten SGF games taken from tiny.tar.gz."""
+    folder = tmp_path_factory.mktemp("games")
+    with tarfile.open(tiny_archive) as tar:
+        members = sorted((m for m in tar.getmembers() if m.isfile() and m.name.endswith(".sgf")), key=lambda m: m.name)
+        for index, member in enumerate(members[:10]):
+            (folder / f"{index:02d}.sgf").write_bytes(tar.extractfile(member).read())
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
+def test_broken_table_fails_its_expectation_and_keep_prunes_old_releases(
+    ten_games: Path, layout: Layout, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = publish_tables(layout, games=5, content="1" * 12)
+    catalog_before = sha256(layout.catalog)
+    build = ["build", "--source", str(ten_games), "--warehouse", str(layout.root),
+             "--families", "sq3", "--workers", "1"]
+
+    monkeypatch.setenv("GOPAT_FAULT_SQL",
+                       "UPDATE games SET board_size = 99 WHERE game_id = (SELECT min(game_id) FROM games)")
+    assert main(build) == 1
+    error = capsys.readouterr().err
+    assert "gopat: error: expectations failed, nothing published" in error
+    assert "games: expect_column_values_to_be_between(board_size)" in error
+    assert versions(layout) == [first] and current_version(layout) == first
+    assert sha256(layout.catalog) == catalog_before
+    assert sorted(p.name for p in layout.releases.iterdir()) == [first, "CURRENT"]
+    assert not layout.staging.exists() or list(layout.staging.iterdir()) == []
+
+    monkeypatch.delenv("GOPAT_FAULT_SQL")
+    assert main([*build, "--keep", "1"]) == 0
+    second = current_version(layout)
+    assert versions(layout) == [second] and second.startswith("0002-")
+    assert sorted(catalog_views(layout.root)) == sorted(
+        f"{schema}.{table}" for schema in ("current", "v2") for table in read_manifest(layout, second)["row_counts"])
+    assert read_manifest(layout, second)["expectations"]["games"]["success"] is True

@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import time
 import urllib.request
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,12 +19,10 @@ from PIL import Image
 from websockets.sync.client import connect
 
 from gopat.cli.main import main
-from gopat.transforms.patterns import render
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 from tests.docs.release import tiny_release
 
 pytestmark = pytest.mark.slow
-
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TOP = 12  # --top given to the report
 RATE_FLOOR = 1000  # ReportOptions.rate_min_occurrence (default)
@@ -265,19 +262,3 @@ def test_opening_explorer_click_shows_the_continuations(browser: Browser, report
     assert browser.problems() == []
     image = browser.screenshot(screenshots / "openings.png")
     assert painted(image, BOARD_RGB) > 20_000
-
-
-def test_show_prints_text_and_writes_the_same_svg(warehouse: Path, catalog: duckdb.DuckDBPyConnection,
-                                                 tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    key, occurrence, chosen = catalog.execute(
-        "SELECT key, occurrence, chosen FROM pattern_stats WHERE family = 'd12' AND symmetry = 8 "
-        "ORDER BY chosen DESC, key LIMIT 1").fetchone()
-    svg = tmp_path / "shape.svg"
-    assert main(["show", key, "--family", "d12", "--warehouse", str(warehouse), "--svg", str(svg)]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith(f"d12 {key}\n{render.pattern_text('d12', key)}\n")
-    assert f"occurrence {occurrence}, chosen {chosen}" in out
-    root = ET.parse(svg).getroot()
-    assert root.get("data-pattern") == key and "diagram" in root.get("class")
-    stones = sum(ch in "12" for ch in key[1:14])
-    assert len([e for e in root.iter("{http://www.w3.org/2000/svg}circle") if "stone" in e.get("class", "")]) == stones

@@ -19,7 +19,7 @@ from gopat.effects.warehouse.layout import Layout, created_now, current_version,
 from gopat.effects.warehouse.packs import pack
 from gopat.effects.warehouse.publish import publish
 from gopat.effects.warehouse.verify import verify
-from tests.flows.ranged import RangeHandler
+from tests.effects.warehouse.ranged import RangeHandler
 
 
 class ScriptedHandler(RangeHandler):

@@ -11,7 +11,7 @@ import pytest
 from distributed import Client, LocalCluster
 
 from gopat.flows.build import build_release
-from gopat.flows.shards import check_runner, extract_shard, shard_executor
+from gopat.flows.shards import extract_shard, shard_executor
 from gopat.transforms.games.archives import Limits, MemberReject, iter_members
 from gopat.transforms.games.records import ingest_members
 
@@ -76,14 +76,3 @@ def test_temporary_local_dask_cluster_gives_the_same_shard_bytes_as_a_direct_cal
     assert merged.height > 0
     assert sum(events["d12"] for _, events in results) == merged.filter(
         (pl.col("family") == "d12") & (pl.col("symmetry") == 8))["chosen"].sum()
-
-
-@pytest.mark.parametrize("runner", ["", "Dask", "cluster:8786", "8786", "localhost:8786"])
-def test_unknown_runner_is_refused_before_any_work(runner: str) -> None:
-    with pytest.raises(ValueError, match="runner must be 'local', 'dask' or a Dask scheduler address"):
-        check_runner(runner)
-
-
-@pytest.mark.parametrize("runner", ["local", "dask", "tcp://10.0.0.5:8786", "tls://scheduler:8786"])
-def test_known_runners_are_accepted(runner: str) -> None:
-    assert check_runner(runner) == runner

@@ -9,7 +9,7 @@ from collections import defaultdict
 import duckdb
 import pyarrow as pa
 
-from tests.transforms.analytics_tables import LETTERS, Game, positions
+from tests.transforms.analytics.analytics_tables import LETTERS, Game, positions
 
 WILD_VALUES = {"?": "012", "x": "01", "o": "02"}  # what a wildcard stands for (0 empty, 1 black, 2 white)
 SWAP = str.maketrans("12xo", "21ox")  # the colour swap on template text

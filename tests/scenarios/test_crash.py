@@ -32,7 +32,7 @@ from gopat.effects.warehouse.layout import Layout, created_now, current_version,
 from gopat.effects.warehouse.lock import build_lock
 from gopat.effects.warehouse.publish import publish
 from gopat.effects.warehouse.verify import verify
-from tests.flows.ranged import RangeHandler
+from tests.effects.warehouse.ranged import RangeHandler
 
 pytestmark = pytest.mark.slow
 

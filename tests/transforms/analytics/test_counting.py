@@ -1,14 +1,20 @@
 """Tests for transforms.counting: Burnside counts against brute-force orbit enumeration (seed 001)."""
 
+from __future__ import annotations
+
+import itertools
 import math
 import time
 from itertools import combinations, permutations
 
+import duckdb
 import polars as pl
 import pytest
 
-from gopat.transforms.analytics.counting import count_games, game_counts_frame
-from tests.transforms.counting_oracles import coordinate_maps, positions_by_marks, sequences_by_augmentation
+from gopat.transforms.analytics.counting import build_game_counts, count_games, game_counts_frame
+from tests.transforms.analytics import analytics_oracles as O
+from tests.transforms.analytics.analytics_tables import Game, load_tables
+from tests.transforms.analytics.counting_oracles import coordinate_maps, positions_by_marks, sequences_by_augmentation
 
 
 def brute_sequences(moves: int, size: int) -> int:
@@ -137,3 +143,37 @@ def test_game_counts_frame_beyond_float_range():
     assert game_counts_frame(0).height == 0
     small = game_counts_frame(5, board_size=2)
     assert small["sequences"].to_list() == ["1", "2", "3", "3", "0"]
+
+
+def _connection(games: list[Game]) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    load_tables(con, games)
+    return con
+
+
+def test_game_counts_table() -> None:
+    con = duckdb.connect()
+    build_game_counts(con, max_moves=5)
+    rows = con.execute("SELECT board_size, moves, sequences, positions, sequences_approx FROM game_counts").fetchall()
+    assert rows[:3] == [
+        (19, 1, "55", "55", 55.0),
+        (19, 2, "16416", "16416", 16416.0),
+        (19, 3, "5834862", "2919078", 5834862.0),
+    ]
+    for board_size, moves, sequences, positions, approx in rows:
+        assert (int(sequences), int(positions)) == count_games(moves, board_size=board_size)
+        assert approx == pytest.approx(int(sequences))
+    build_game_counts(con, max_moves=4, board_size=3)
+    cells = [(r, c) for r in range(3) for c in range(3)]
+    # the 19x19 symmetries restricted to the points whose coordinates are 0, 9 or 18 act on a 3x3 board
+    maps = [{(r, c): (m[(9 * r, 9 * c)][0] // 9, m[(9 * r, 9 * c)][1] // 9) for r, c in cells} for m in O.D4]
+    expected = []
+    for n in (1, 2, 3, 4):
+        orders = list(itertools.permutations(cells, n))
+        sequences = {min(tuple(mp[p] for p in seq) for mp in maps) for seq in orders}
+        positions = {
+            min((tuple(sorted(mp[p] for p in seq[0::2])), tuple(sorted(mp[p] for p in seq[1::2]))) for mp in maps)
+            for seq in orders
+        }
+        expected.append((3, n, str(len(sequences)), str(len(positions))))
+    assert con.execute("SELECT board_size, moves, sequences, positions FROM game_counts").fetchall() == expected

@@ -14,15 +14,12 @@ from sgfmill import boards, sgf
 
 from gopat.transforms.games.board import replay
 from gopat.transforms.patterns.extract import GameMoves, extract_patterns
-from gopat.transforms.patterns.families import DEFAULT_FAMILIES, FAMILIES, PREDICTION_FAMILIES
-from gopat.transforms.patterns.render import diagram, stones
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES, PREDICTION_FAMILIES
 from gopat.transforms.patterns.symmetry import parse_key
-from tests.transforms.test_board import RulesOracle
-
+from tests.transforms.games.test_board import RulesOracle
 
 B, W = 1, 2
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
 # ---------------------------------------------------------------------------------------------
 # Layouts written out independently of the code under test (DESIGN §4, seeds 000 and 002).
 SQUARE3 = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
@@ -212,10 +209,6 @@ def merge(total: dict, part: dict) -> None:
         row[2] |= r
 
 
-# ---------------------------------------------------------------------------------------------
-# Real games: sgfmill's parser; our coordinates from the raw SGF points ('pd' = col 15, row 3).
-
-
 def raw_point(value: bytes, size: int) -> tuple[int, int]:
     text = value.decode("ascii")
     if text == "" or (text == "tt" and size <= 19):
@@ -307,10 +300,6 @@ def test_one_shard_equals_the_sum_of_single_games(real_games):
     assert whole == parts
 
 
-# ---------------------------------------------------------------------------------------------
-# Random games on small boards: many captures, passes, edges everywhere.
-
-
 def legal_here(oracle: RulesOracle, colour: int, r: int, c: int) -> bool:
     trial = RulesOracle(oracle.size)
     trial.cells = [row[:] for row in oracle.cells]
@@ -369,10 +358,6 @@ def test_all_families_match_the_reference_on_random_small_board_games(games):
         assert chosen_events[family] == sum(v[1] for k, v in expected.items() if k[0] == family)
 
 
-# ---------------------------------------------------------------------------------------------
-# d12 by hand (DESIGN §4, seed 000).
-
-
 def d12_frame(setup: list, moves: list, size: int = 19) -> dict:
     game = GameMoves(size, np.array(setup, dtype=np.int16).reshape(-1, 3), np.array(moves, dtype=np.int16).reshape(-1, 3))
     frame, chosen_events = extract_patterns([game], families=("d12",))
@@ -424,10 +409,6 @@ def test_d12_pass_resets_the_last_move_and_the_first_move_has_none():
     assert all(key >> 52 == 2 for key in counts) and sum(o for o, _ in counts.values()) == 12
 
 
-# ---------------------------------------------------------------------------------------------
-# Candidate families and blocks by hand on a 2x2 board.
-
-
 def test_candidate_families_on_a_two_by_two_board():
     game = GameMoves(2, np.zeros((0, 3), dtype=np.int16), np.array([(B, 0, 0), (W, 1, 1)], dtype=np.int16))
     frame, chosen_events = extract_patterns([game], families=("sq3", "blk4"))
@@ -458,40 +439,6 @@ def test_blk4_result_mask_marks_who_played_where():
     assert row["chosen"] == 4 and row["result"] == mask
     # a 4x4 block lies wholly on a 19x19 board at 16 x 16 places, each with 4 empty centre cells
     assert row["occurrence"] == 16 * 16 * 4
-
-
-# ---------------------------------------------------------------------------------------------
-# Registry, stones, diagrams, errors.
-
-
-def test_registry_layouts_and_groups():
-    assert DEFAULT_FAMILIES == ("d12", "sq3", "sq5", "dia13", "blk4")
-    assert {name: FAMILIES[name].layout.n_digits for name in DEFAULT_FAMILIES} == {
-        "d12": 27, "sq3": 10, "sq5": 26, "dia13": 14, "blk4": 17}
-    d12 = FAMILIES["d12"]
-    assert d12.group(8).order == 8 and d12.group(16).order == 16
-    example = parse_key("110000020000013000003000003")
-    for symmetries in (8, 16):
-        assert d12.group(symmetries).canonical(example) == parse_key("100001020100000000303030000")
-    with pytest.raises(ValueError):
-        d12.group(4)
-
-
-@pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_group_of_8_is_in_the_group_of_16(family):
-    """canonical_shard sums the 16-symmetry counts from the 8-symmetry ones, which needs this."""
-    group8, group16 = FAMILIES[family].group(8), FAMILIES[family].group(16)
-    assert set(group8.elements) < set(group16.elements)
-    assert FAMILIES[family].group(8) is group8  # built once (square_group is cached)
-
-
-def test_stones_and_diagram():
-    example = parse_key("110000020000013000003000003")
-    assert stones("d12", np.array([example, 1 << 52])).tolist() == [3, 0]  # its diagram: test_render.py
-    assert diagram("sq3", parse_key("2" "333" "310" "302")) == "White to move\n###\n#X.\n#.O"
-    assert stones("sq3", np.array([parse_key("2" "333" "310" "302")])).tolist() == [2]
-    with pytest.raises(ValueError):
-        diagram("sq3", parse_key("0" "000" "000" "000"))
 
 
 def test_bad_input_is_a_value_error():

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gopat.effects.warehouse.fetch import fetch, sha256_folder
-from tests.flows.ranged import RangeHandler
+from tests.effects.warehouse.ranged import RangeHandler
 
 BODY = bytes(range(256)) * 4096  # 1 MiB
 

@@ -1,9 +1,7 @@
-"""Analytics tables (fuseki, opening tree, game counts, don't-care templates) against independent oracles."""
+"""Tables fuseki and opening_tree and the openings text against brute-force oracles."""
 
 from __future__ import annotations
 
-import itertools
-import random
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -12,12 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gopat.transforms.analytics.counting import build_game_counts, count_games
+from gopat.transforms.analytics.counting import build_game_counts
 from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree, openings_text
-from gopat.transforms.patterns.gnugo import export_gnugo
-from gopat.transforms.patterns.templates import build_dont_care_templates, dont_care_lattice
-from tests.transforms import analytics_oracles as O
-from tests.transforms.analytics_tables import Game, game_from_moves, load_tables, read_games
+from tests.transforms.analytics import analytics_oracles as O
+from tests.transforms.analytics.analytics_tables import Game, game_from_moves, load_tables, read_games
 
 WORKED_EXAMPLE = ";B[pd];W[dd];B[qp];W[dq];B[do];W[co];B[dp];W[cp];B[eq];W[cn]"
 
@@ -239,186 +235,3 @@ def test_build_rejects_bad_options() -> None:
             build_fuseki(con, moves=bad)
     with pytest.raises(ValueError, match="max_moves"):
         build_game_counts(con, max_moves=0)
-
-
-def test_game_counts_table() -> None:
-    con = duckdb.connect()
-    build_game_counts(con, max_moves=5)
-    rows = con.execute("SELECT board_size, moves, sequences, positions, sequences_approx FROM game_counts").fetchall()
-    assert rows[:3] == [
-        (19, 1, "55", "55", 55.0),
-        (19, 2, "16416", "16416", 16416.0),
-        (19, 3, "5834862", "2919078", 5834862.0),
-    ]
-    for board_size, moves, sequences, positions, approx in rows:
-        assert (int(sequences), int(positions)) == count_games(moves, board_size=board_size)
-        assert approx == pytest.approx(int(sequences))
-    build_game_counts(con, max_moves=4, board_size=3)
-    cells = [(r, c) for r in range(3) for c in range(3)]
-    # the 19x19 symmetries restricted to the points whose coordinates are 0, 9 or 18 act on a 3x3 board
-    maps = [{(r, c): (m[(9 * r, 9 * c)][0] // 9, m[(9 * r, 9 * c)][1] // 9) for r, c in cells} for m in O.D4]
-    expected = []
-    for n in (1, 2, 3, 4):
-        orders = list(itertools.permutations(cells, n))
-        sequences = {min(tuple(mp[p] for p in seq) for mp in maps) for seq in orders}
-        positions = {
-            min((tuple(sorted(mp[p] for p in seq[0::2])), tuple(sorted(mp[p] for p in seq[1::2]))) for mp in maps)
-            for seq in orders
-        }
-        expected.append((3, n, str(len(sequences)), str(len(positions))))
-    assert con.execute("SELECT board_size, moves, sequences, positions FROM game_counts").fetchall() == expected
-
-
-# --- don't-care templates -------------------------------------------------------------------
-
-
-def _oracle_lattice(concrete: set[str], perms: list[tuple[int, ...]], swap: bool) -> tuple[set[str], set[str]]:
-    """All valid templates and the maximal ones, by enumerating every template over the symbols."""
-    n_cells = len(perms[0])
-    found = set()
-    for colour in "12":
-        for cells in itertools.product("0123?xo", repeat=n_cells):
-            template = colour + "".join(cells)
-            if any(c in "?xo" for c in cells) and O.valid(template, concrete, perms, swap):
-                found.add(O.canonical(template, perms, swap))
-    maximal = {t for t in found if not any(O.valid(g, concrete, perms, swap) for g in O.generalisations(t))}
-    return found, maximal
-
-
-def _group(size: int, swap: bool):
-    from gopat.transforms.patterns.symmetry import KeyLayout, square_group, square_points
-
-    return square_group(KeyLayout(square_points(size)), colour_swap=swap)
-
-
-def _all_2x2_keys(swap: bool) -> list[str]:
-    """Every canonical 2x2 key: interior, one side off the board, a corner (two sides off the board)."""
-    perms = O.square_perms(2)
-    keys = set()
-    for colour in "12":
-        for cells in itertools.product("012", repeat=4):
-            keys.add(O.canonical(colour + "".join(cells), perms, swap))
-        for cells in itertools.product("012", repeat=2):
-            keys.add(O.canonical(colour + "33" + "".join(cells), perms, swap))
-        for cell in "012":
-            keys.add(O.canonical(colour + "333" + cell, perms, swap))
-    return sorted(keys)
-
-
-@settings(max_examples=30, deadline=None)
-@given(st.data(), st.booleans())
-def test_lattice_equals_exhaustive_enumeration_on_2x2(data: st.DataObject, swap: bool) -> None:
-    keys = _all_2x2_keys(swap)
-    chosen = data.draw(st.lists(st.sampled_from(keys), unique=True, min_size=1, max_size=len(keys)))
-    maximal, every = dont_care_lattice(chosen, _group(2, swap))
-    valid, expected_maximal = _oracle_lattice(set(chosen), O.square_perms(2), swap)
-    assert set(every.tolist()) == valid
-    assert set(maximal.tolist()) == expected_maximal
-    assert len(maximal) == len(expected_maximal) and list(maximal) == sorted(maximal)
-
-
-@pytest.fixture(scope="module")
-def sq3_stats(tiny_games: list[Game]) -> dict[tuple[int, str], tuple[int, int]]:
-    """Canonical sq3 pattern counts of 8 real games, for 8 and 16 symmetries."""
-    return O.sq3_stats([g for g in tiny_games if g.board_size == 19 and len(g.moves) > 100][:8])
-
-
-@settings(max_examples=8, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.floats(0.5, 1.0), st.sampled_from([1, 20, 200]))
-def test_templates_cover_only_existing_patterns_and_sum_their_counts(
-    sq3_stats: dict[tuple[int, str], tuple[int, int]], seed: int, density: float, min_occurrence: int
-) -> None:
-    # a random part of the real patterns with few stones (the common ones; templates need dense sets)
-    rng = random.Random(seed)
-    rows = {k: v for k, v in sq3_stats.items() if sum(ch in "12" for ch in k[1][1:]) <= 3 and rng.random() < density}
-    con = duckdb.connect()
-    O.pattern_stats_table(con, rows)
-    build_dont_care_templates(con, families=["sq3"], min_occurrence=min_occurrence)
-    found = con.execute(
-        "SELECT symmetry, template, wildcards, patterns, occurrence, chosen, min_occurrence FROM dont_care_templates"
-    ).fetchall()
-    perms = O.square_perms(3)
-    for symmetry in (8, 16):
-        swap = symmetry == 16
-        concrete = {key for (s, key), (occ, _) in rows.items() if s == symmetry and occ >= min_occurrence}
-        templates = [row for row in found if row[0] == symmetry]
-        assert len({row[1] for row in templates}) == len(templates)
-        for _, template, wildcards, patterns, occurrence, chosen, threshold in templates:
-            covered = O.cover(template, perms, swap)
-            assert covered <= concrete, template
-            assert (patterns, occurrence, chosen) == (
-                len(covered),
-                sum(rows[(symmetry, key)][0] for key in covered),
-                sum(rows[(symmetry, key)][1] for key in covered),
-            )
-            assert template == O.canonical(template, perms, swap)
-            assert wildcards == sum(ch in "?xo" for ch in template) >= 1 and threshold == min_occurrence
-            assert not any(O.valid(g, concrete, perms, swap) for g in O.generalisations(template)), template
-        # nothing is missed: every valid one-wildcard template lies inside some published template
-        published = [(O.cover(t[1], perms, swap), O.images(t[1], perms, swap)) for t in templates]
-        for key in concrete:
-            for general in O.generalisations(key):
-                if O.valid(general, concrete, perms, swap):
-                    small = O.cover(general, perms, swap)
-                    assert any(
-                        small <= big and any(O.inside(general, image) for image in variants)
-                        for big, variants in published
-                    ), general
-
-
-
-
-def _templates_from(keys: list[str], family: str = "sq3") -> duckdb.DuckDBPyConnection:
-    """A connection whose pattern_stats holds the canonical forms of `keys` (8 symmetries), built templates."""
-    perms = O.square_perms(3)
-    rows = {(8, O.canonical(key, perms, False)): (1000 + i, 10 + i) for i, key in enumerate(keys)}
-    con = duckdb.connect()
-    O.pattern_stats_table(con, rows, family)
-    build_dont_care_templates(con, families=[family], min_occurrence=1)
-    return con
-
-
-def test_gnugo_export_blocks() -> None:
-    # the centre is the candidate; a corner stone of either colour or none -> one '?' corner;
-    # White to move, an edge column, a corner cell empty or white -> 'o' = the mover's stone or empty
-    con = _templates_from(["1000000000", "1000000001", "1000000002", "2333000000", "2333000200"])
-    assert con.execute("SELECT template, patterns, occurrence, chosen FROM dont_care_templates").fetchall() == [
-        ("100000000?", 3, 3003, 33),
-        ("2003003o03", 2, 2007, 27),
-    ]
-    text = export_gnugo(con)
-    blocks = text.split("Pattern ")[1:]
-    assert blocks == [
-        "sq3_8_1\n# 33/3003 chosen/occurrence, covers 3 patterns, template 100000000?\n\n...\n.*.\n..?\n\n"
-        ":8,-,value(33)\n\n",
-        "sq3_8_2\n# 27/2007 chosen/occurrence, covers 2 patterns, template 2003003o03\n\n..|\n.*|\no.|\n\n"
-        ":8,-,value(27)\n",
-    ]
-    assert text.startswith("# ") and export_gnugo(con, top=1).count("Pattern ") == 1
-
-
-def test_gnugo_export_relative_colours_and_corner() -> None:
-    # Black to move: a white stone or empty is 'x' (the opponent or empty) in GNU Go's view
-    con = _templates_from(["1333000000", "1333000200", "1333300300", "1333300301", "1333300302"])
-    text = export_gnugo(con)
-    assert "\n..|\n.*|\nx.|\n" in text
-    assert "\n|.?\n|*.\n+--\n" in text
-    diagrams = dict(con.execute("SELECT template, diagram FROM dont_care_templates").fetchall())
-    assert diagrams == {
-        "1003003o03": "Black to move\n..#\n..#\no.#",
-        "130?300333": "Black to move\n#.?\n#..\n###",
-    }
-
-
-def test_templates_reject_unsupported_families() -> None:
-    con = duckdb.connect()
-    O.pattern_stats_table(con, {})
-    for family in ("d12", "sq5", "nope"):
-        with pytest.raises(ValueError, match=family):
-            build_dont_care_templates(con, families=[family])
-    with pytest.raises(ValueError, match="square"):
-        export_gnugo(con, family="dia13")
-    with pytest.raises(ValueError, match="min_occurrence"):
-        build_dont_care_templates(con, min_occurrence=0)
-    build_dont_care_templates(con, families=["sq3", "dia13"])
-    assert con.execute("SELECT count(*) FROM dont_care_templates").fetchall() == [(0,)]

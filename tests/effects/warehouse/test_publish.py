@@ -1,0 +1,89 @@
+"""Publishing releases: verifiable files, byte-identical Parquet, reuse of an uncommitted release, retention, failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from gopat.effects.warehouse.catalog import refresh_catalog
+from gopat.effects.warehouse.layout import Layout, current_version, next_version, read_manifest, versions
+from gopat.effects.warehouse.publish import publish, set_current
+from gopat.effects.warehouse.verify import verify
+from tests.effects.warehouse.releases import catalog_views, publish_tables, sha256
+from tests.effects.warehouse.releases import layout  # noqa: F401 - the shared fixture
+
+
+def test_publish_writes_a_verifiable_release_and_makes_it_current(layout: Layout) -> None:
+    version = publish_tables(layout, games=50, content="a" * 12)
+    assert version == "0001-aaaaaaaaaaaa" and current_version(layout) == version
+    folder = layout.release_dir(version)
+    manifest = read_manifest(layout, version)
+    assert sorted(manifest["files"]) == ["datadocs/index.html", "games.parquet", "moves.parquet"]
+    for name, entry in manifest["files"].items():
+        assert entry == {"sha256": sha256(folder / name), "bytes": (folder / name).stat().st_size}
+    assert verify(layout, version) == []
+    assert catalog_views(layout.root) == {"current.games": 50, "current.moves": 150, "v1.games": 50, "v1.moves": 150}
+    assert [p.name for p in layout.releases.iterdir() if p.name.startswith(".")] == []
+
+
+def test_parquet_is_byte_identical_for_the_same_table_written_twice(tmp_path: Path) -> None:
+    """1.1 million rows, two row groups, written by DuckDB's parallel writer."""
+    checksums = []
+    for run in range(2):
+        con = duckdb.connect(config={"threads": 4})
+        con.execute("CREATE TABLE t AS SELECT range AS id, hash(range) AS h FROM range(1100000) ORDER BY h")
+        layout = Layout(tmp_path / f"w{run}")
+        publish(layout, con, version="0001-bbbbbbbbbbbb", tables=["t"], manifest={"created": "fixed"})
+        checksums.append(read_manifest(layout, "0001-bbbbbbbbbbbb")["files"])
+        parquet = layout.release_dir("0001-bbbbbbbbbbbb") / "t.parquet"
+        with duckdb.connect() as check:
+            groups = check.execute(
+                "SELECT count(DISTINCT row_group_id) FROM parquet_metadata(?)", [str(parquet)]
+            ).fetchone()[0]
+        assert groups > 1
+    assert checksums[0] == checksums[1]
+
+
+def test_retention_keeps_the_newest_releases_and_the_catalog_only_those(layout: Layout) -> None:
+    made = [publish_tables(layout, games=10 + i, content=f"{i:012x}", keep=2) for i in range(4)]
+    assert versions(layout) == made[2:]
+    assert current_version(layout) == made[3]
+    assert sorted(catalog_views(layout.root)) == ["current.games", "current.moves", "v3.games", "v3.moves",
+                                                  "v4.games", "v4.moves"]
+    assert [p.name for p in layout.releases.iterdir() if p.name.startswith(".")] == []
+    with pytest.raises(ValueError, match="keep must be at least 1"):
+        publish_tables(layout, games=1, content="f" * 12, keep=0)
+
+
+def test_a_complete_release_left_uncommitted_is_reused_and_a_damaged_one_rewritten(layout: Layout) -> None:
+    first = publish_tables(layout, games=5, content="1" * 12)
+    second = publish_tables(layout, games=6, content="2" * 12)
+    set_current(layout, first)  # the state a build killed between renaming its release and CURRENT leaves
+    refresh_catalog(layout)
+    assert next_version(layout, "2" * 12) == second
+    inode = (layout.release_dir(second) / "games.parquet").stat().st_ino
+    assert publish_tables(layout, games=6, content="2" * 12) == second
+    assert (layout.release_dir(second) / "games.parquet").stat().st_ino == inode
+    assert current_version(layout) == second and versions(layout) == [first, second]
+
+    set_current(layout, first)
+    refresh_catalog(layout)
+    with (layout.release_dir(second) / "moves.parquet").open("r+b") as fh:
+        fh.truncate(10)
+    assert publish_tables(layout, games=6, content="2" * 12) == second
+    assert verify(layout, second) == [] and current_version(layout) == second
+    assert next_version(layout, "1" * 12) == "0003-111111111111", "an older content gets a new number"
+
+
+def test_a_failed_publish_removes_its_files_and_keeps_the_previous_release(layout: Layout) -> None:
+    first = publish_tables(layout, games=5, content="1" * 12)
+    catalog_before = sha256(layout.catalog)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE games AS SELECT 1 AS game_id")
+    with pytest.raises(duckdb.CatalogException, match="missing_table"):
+        publish(layout, con, version="0002-222222222222", tables=["games", "missing_table"], manifest={})
+    assert versions(layout) == [first] and current_version(layout) == first
+    assert sorted(p.name for p in layout.releases.iterdir()) == ["0001-111111111111", "CURRENT"]
+    assert sha256(layout.catalog) == catalog_before

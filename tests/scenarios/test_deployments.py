@@ -1,0 +1,249 @@
+"""Production operation on real services on 127.0.0.1: a Prefect server, a process worker running the deployment
+of prefect.yaml, then the same deployment served by `gopat serve`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+from uuid import UUID
+
+import polars as pl
+import pytest
+import yaml
+from prefect import get_client
+from prefect.client.schemas.filters import (
+    ArtifactFilter,
+    ArtifactFilterFlowRunId,
+    FlowRunFilter,
+    FlowRunFilterParentFlowRunId,
+)
+from prefect.client.schemas.objects import FlowRun
+from prefect.deployments import run_deployment
+from prefect.settings import PREFECT_API_URL, temporary_settings
+
+from gopat.effects.warehouse.fetch import sha256_file
+from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, versions
+from gopat.flows.artifacts import DATA_DOCS_KEY, SUMMARY_KEY, TOP_PATTERNS_KEY, TOP_PER_FAMILY
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+DEPLOYMENT = "scheduled-build/nightly"
+FAMILIES = ["d12", "sq3"]
+T = TypeVar("T")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for(what: str, probe: Callable[[], T | None], *, timeout: float, process: subprocess.Popen, log: Path) -> T:
+    """Poll `probe` until it returns something, failing early if `process` exits."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"{what}: process exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            result = probe()
+        except Exception:  # noqa: BLE001 - not up yet
+            result = None
+        if result is not None:
+            return result
+        time.sleep(0.5)
+    pytest.fail(f"{what}: not ready after {timeout} s:\n{log.read_text()[-3000:]}")
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Stop a process started with its own session, and its children."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """`prefect server start` on a free loopback port with its own PREFECT_HOME; yields the client env."""
+    home = tmp_path_factory.mktemp("prefect-home")
+    port = _free_port()
+    env = {
+        **os.environ,
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PREFECT_HOME": str(home),
+        "PREFECT_API_URL": f"http://127.0.0.1:{port}/api",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_WORKER_QUERY_SECONDS": "1",
+        "PREFECT_RUNNER_POLL_FREQUENCY": "1",
+    }
+    log = home / "server.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port), "--no-ui",
+             "--no-scheduler"],
+            env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    try:
+        health = f"{env['PREFECT_API_URL']}/health"
+        _wait_for("prefect server", lambda: urllib.request.urlopen(health, timeout=2).read(),
+                  timeout=180, process=process, log=log)
+        with temporary_settings(updates={PREFECT_API_URL: env["PREFECT_API_URL"]}):
+            yield env
+    finally:
+        _stop(process)
+
+
+def _cli(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def run_parameters(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Deployment parameters: a sources.toml naming tiny.tar.gz with its sha256, a fresh warehouse."""
+    folder = tmp_path_factory.mktemp("ops")
+    sources = folder / "sources.toml"
+    sources.write_text(f'[[source]]\nname = "tiny"\npath = "{tiny_archive}"\nsha256 = "{sha256_file(tiny_archive)}"\n')
+    return {"sources_file": str(sources), "warehouse": str(folder / "warehouse"), "workers": 2, "families": FAMILIES}
+
+
+def _nightly_spec() -> dict:
+    (spec,) = [d for d in yaml.safe_load((REPO / "prefect.yaml").read_text())["deployments"] if d["name"] == "nightly"]
+    return spec
+
+
+def _artifacts(flow_run_id: UUID) -> dict[str, object]:
+    """The artifacts of the build-release subflow of a run, by key."""
+    with get_client(sync_client=True) as client:
+        (subflow,) = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[flow_run_id]))
+        )
+        found = client.read_artifacts(
+            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[subflow.id]))
+        )
+    return {artifact.key: artifact.data for artifact in found}
+
+
+def _run(parameters: dict) -> FlowRun:
+    run = run_deployment(DEPLOYMENT, parameters=parameters, timeout=900, poll_interval=2)
+    assert run.state is not None and run.state.is_completed(), f"{run.state}"
+    return run
+
+
+@pytest.fixture(scope="module")
+def worker_run(server: dict[str, str], run_parameters: dict, tmp_path_factory: pytest.TempPathFactory) -> FlowRun:
+    """The README's production steps: create the work pool, deploy prefect.yaml, start a worker, run."""
+    _cli(server, "prefect", "work-pool", "create", "gopat-process", "--type", "process")
+    _cli(server, "prefect", "--no-prompt", "deploy", "--all")
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    with log.open("w") as out:
+        worker = subprocess.Popen([str(BIN / "prefect"), "worker", "start", "--pool", "gopat-process", "--limit", "1"],
+                                  cwd=tmp_path_factory.getbasetemp(), env=server, stdout=out,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        return _run(run_parameters)
+    finally:
+        _stop(worker)
+
+
+@pytest.mark.slow
+def test_deployment_is_registered_as_prefect_yaml_says(worker_run: FlowRun) -> None:
+    spec = _nightly_spec()
+    with get_client(sync_client=True) as client:
+        deployment = client.read_deployment(worker_run.deployment_id)
+    assert deployment.work_pool_name == spec["work_pool"]["name"] == "gopat-process"
+    assert deployment.entrypoint == spec["entrypoint"]
+    assert deployment.parameters == spec["parameters"]
+    assert [(s.schedule.cron, s.schedule.timezone) for s in deployment.schedules] == [
+        (s["cron"], s["timezone"]) for s in spec["schedules"]
+    ]
+    assert deployment.pull_steps == [{"prefect.deployments.steps.set_working_directory": {"directory": str(REPO)}}]
+
+
+@pytest.mark.slow
+def test_worker_run_publishes_a_checked_release(worker_run: FlowRun, run_parameters: dict, tiny_archive: Path) -> None:
+    layout = Layout(Path(run_parameters["warehouse"]))
+    version = current_version(layout)
+    assert version is not None and versions(layout) == [version]
+    assert worker_run.state.message == f"published release {version}"
+    manifest = read_manifest(layout, version)
+    ingest = manifest["ingest"]
+    assert ingest["files_in"] == 200 == ingest["files_ingested"] + ingest["files_rejected"]
+    assert manifest["sources"] == [{"source": str(tiny_archive.resolve()), "sha256": sha256_file(tiny_archive)}]
+    assert sorted(manifest["config"]["families"]) == FAMILIES
+    assert all(result["success"] for result in manifest["expectations"].values())
+    for name, entry in manifest["files"].items():
+        assert sha256_file(layout.release_dir(version) / name) == entry["sha256"], name
+
+
+@pytest.mark.slow
+def test_worker_run_has_summary_top_patterns_and_data_docs_artifacts(worker_run: FlowRun, run_parameters: dict) -> None:
+    layout = Layout(Path(run_parameters["warehouse"]))
+    version = current_version(layout)
+    artifacts = _artifacts(worker_run.id)
+    assert set(artifacts) == {SUMMARY_KEY, TOP_PATTERNS_KEY, DATA_DOCS_KEY}
+    summary = artifacts[SUMMARY_KEY]
+    assert f"Published release **{version}**" in summary
+    assert f"| 200 | 200 | 0 | {read_manifest(layout, version)['ingest']['games']} |" in summary
+    top = json.loads(artifacts[TOP_PATTERNS_KEY])
+    stats = pl.read_parquet(layout.release_dir(version) / "pattern_stats.parquet").filter(pl.col("symmetry") == 8)
+    for family in FAMILIES:
+        rows = [r for r in top if r["family"] == family]
+        table = stats.filter(pl.col("family") == family)
+        assert [r["chosen"] for r in rows] == sorted(table["chosen"].to_list(), reverse=True)[:TOP_PER_FAMILY]
+        for row in rows:
+            (match,) = table.filter(pl.col("key") == row["key"]).iter_rows(named=True)
+            assert (match["chosen"], match["occurrence"]) == (row["chosen"], row["occurrence"])
+    link = artifacts[DATA_DOCS_KEY].split("](", 1)[1].rstrip(")")
+    assert link.startswith("file://") and link.endswith(".html")
+    page = Path(urllib.request.url2pathname(link.removeprefix("file://")))
+    assert page.is_file() and page.is_relative_to(layout.release_dir(version))
+
+
+@pytest.mark.slow
+def test_gopat_serve_serves_the_same_deployment_and_a_rerun_publishes_nothing(
+    worker_run: FlowRun, server: dict[str, str], run_parameters: dict, tmp_path: Path
+) -> None:
+    spec = _nightly_spec()
+    layout = Layout(Path(run_parameters["warehouse"]))
+    version = current_version(layout)
+    with get_client(sync_client=True) as client:  # switching from the worker to serve (the README's step)
+        client.delete_deployment(worker_run.deployment_id)
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        serve = subprocess.Popen([str(BIN / "gopat"), "serve"], cwd=REPO, env=server, stdout=out,
+                                 stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        with get_client(sync_client=True) as client:
+            served = _wait_for("gopat serve", lambda: client.read_deployment_by_name(DEPLOYMENT),
+                               timeout=120, process=serve, log=log)
+        assert served.work_pool_name is None
+        assert (served.entrypoint, served.parameters, served.description) == (
+            spec["entrypoint"], spec["parameters"], spec["description"])
+        assert [(s.schedule.cron, s.schedule.timezone) for s in served.schedules] == [
+            (s["cron"], s["timezone"]) for s in spec["schedules"]
+        ]
+        rerun = _run(run_parameters)
+    finally:
+        _stop(serve)
+    code = {v: read_manifest(layout, v)["code_version"] for v in versions(layout)}
+    assert rerun.state.message == (
+        f"no new or changed source in {run_parameters['sources_file']}: "
+        f"nothing published, release {version} stays current"
+    ), f"code versions of the releases: {code} (a different code version means the code changed during the test)"
+    assert versions(layout) == [version] and current_version(layout) == version
+    assert "**Nothing new**" in _artifacts(rerun.id)[SUMMARY_KEY]
