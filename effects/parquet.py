@@ -80,7 +80,7 @@ def merge_pattern_stats_files(
 
     Both files are sorted by family, symmetry and key, in row groups of one family and symmetry (as
     aggregate_patterns writes them). They are merged in one pass, a row group at a time
-    (transforms/stats.py merge_counts), so memory holds a few row groups whatever the corpus size.
+    (transforms/patterns/canonical.py merge_counts), so memory holds a few row groups whatever the corpus size.
     Row groups are read (and their keys parsed) on one thread and written on another while the
     main thread merges. `progress(steps)` gives the context of `advance(note)`, called once a part. Returns `out`.
     """

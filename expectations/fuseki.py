@@ -40,7 +40,7 @@ SCHEMA = {
 POSITION_RE = r"^B:(?:[a-s]{2}(?: [a-s]{2})*)?\|W:(?:[a-s]{2}(?: [a-s]{2})*)?$"
 
 # Each query returns the violating rows (sql_invariant counts them). The D4 macros come from
-# transforms/sql/fuseki__d4.sql.
+# transforms/analytics/sql/fuseki__d4.sql.
 CHECKS = {
     "fuseki_sequence_is_smallest_of_its_8_variants": """
         SELECT key, t FROM fuseki, range(8) AS d4 (t)

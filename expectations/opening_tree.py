@@ -37,7 +37,7 @@ SCHEMA = {
 POSITION_RE = r"^B:(?:[a-s]{2}(?: [a-s]{2})*)?\|W:(?:[a-s]{2}(?: [a-s]{2})*)?$"
 
 # Each query returns the violating rows (sql_invariant counts them). The D4 macros come from
-# transforms/sql/fuseki__d4.sql; FRAMES holds every distinct node's 8 images.
+# transforms/analytics/sql/fuseki__d4.sql; FRAMES holds every distinct node's 8 images.
 FRAMES = """
     CREATE OR REPLACE TEMP TABLE opening_tree_frames AS
     SELECT nodes.node, d4.t, d4_position(nodes.b, nodes.w, d4.t) AS image

@@ -28,7 +28,7 @@ from gopat.flows.build import build_release
 
 SOURCE_KEYS = {"name", "url", "path", "sha256"}
 SHA256 = re.compile(r"[0-9a-f]{64}")
-FETCH_ATTEMPTS = 4  # flows.build.fetch_source: the first try and 3 retries after 1, 4 and 10 s
+FETCH_ATTEMPTS = 4  # gopat.flows.build.fetch_source: the first try and 3 retries after 1, 4 and 10 s
 
 
 class SourceUnavailable(RuntimeError):

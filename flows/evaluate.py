@@ -55,9 +55,9 @@ def evaluate_release(
 ) -> dict:
     """Evaluate a release's move prediction on the games of ``games`` and (by default) record it in its manifest.
 
-    ``weights`` is a weights file (default: the shipped transforms/prediction_weights.json).
+    ``weights`` is a weights file (default: the shipped transforms/predict/prediction_weights.json).
     Returns the record: release, games (source, sha256, counts), weights (file, sha256, levels,
-    distance), result (see :func:`transforms.predict.evaluate`), seconds, created, code version.
+    distance), result (see :func:`gopat.transforms.predict.predictor.evaluate`), seconds, created, code version.
     """
     logger = get_run_logger()
     start = time.perf_counter()

@@ -3,7 +3,7 @@
 Pages: ``index.html`` (corpus summary), ``patterns-<family>.html`` (top patterns as board
 diagrams), ``templates.html`` (don't-care templates), ``fuseki.html`` (opening sequences on a
 19x19 board, popularity per year) and ``openings.html`` (an opening-tree explorer). Every page is
-one self-contained file: CSS inline, diagrams as inline SVG from :mod:`transforms.render`, charts
+one self-contained file: CSS inline, diagrams as inline SVG from :mod:`gopat.transforms.patterns.render`, charts
 as inline SVG drawn by matplotlib; no script, font or stylesheet is fetched from anywhere. The
 explorer needs no script either: each position is a section shown when the URL's fragment names
 it (CSS ``:target``), so clicking a move is following a link.

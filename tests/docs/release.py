@@ -1,6 +1,6 @@
 """One release per test session, built by `gopat build` from tiny.tar.gz and the hostile files.
 
-Shared by tests/docs (the SQL cookbook) and tests/flows/test_report.py, so that the build (about a
+Shared by tests/docs (the SQL cookbook) and tests/effects/report/test_report.py, so that the build (about a
 minute) runs once. The hostile files add rejected files, odd board sizes and a second source.
 """
 

@@ -2,7 +2,7 @@
 
 Every build here is a real `gopat build` subprocess talking to the session's Prefect API (one server,
 no temporary server per build). A build reaches a step deterministically through the fault hook
-``GOPAT_FAULT_STOP=<step>`` (flows/release.py `fault_point`): the process stops itself with SIGSTOP
+``GOPAT_FAULT_STOP=<step>`` (effects/warehouse/lock.py `fault_point`): the process stops itself with SIGSTOP
 there, the test waits for the stopped state and then sends SIGKILL to its process group (or SIGCONT).
 The download step is interrupted by the HTTP server itself, which sends half the body and stalls.
 """
@@ -222,7 +222,8 @@ def assert_previous_release_is_intact_and_current(base: Warehouse, warehouse: Pa
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    """A warehouse whose current release (two small real tables) was published by `flows.release.publish`."""
+    """A warehouse whose current release (two small real tables) was published by
+    `gopat.effects.warehouse.publish.publish`."""
     layout = Layout(tmp_path_factory.mktemp("base") / "warehouse")
     con = duckdb.connect()
     con.execute(f"CREATE TABLE games AS SELECT range AS game_id, md5(range::VARCHAR) AS sgf FROM range({BASE_GAMES})")

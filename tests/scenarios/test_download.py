@@ -75,7 +75,7 @@ def publish_small(layout: Layout, *, content: str, rows: int) -> str:
 
 @pytest.fixture(scope="module")
 def packed(tmp_path_factory: pytest.TempPathFactory) -> Packed:
-    """Release 0003 of a warehouse (20,000 rows), packed by `flows.release.pack`."""
+    """Release 0003 of a warehouse (20,000 rows), packed by `gopat.effects.warehouse.packs.pack`."""
     root = tmp_path_factory.mktemp("origin")
     layout = Layout(root / "warehouse")
     for number in range(3):

@@ -14,7 +14,7 @@ from gopat.effects.warehouse.layout import Layout
 from gopat.flows.deployments import FETCH_ATTEMPTS, scheduled_build
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
-BACKOFF = (1, 4, 10)  # flows.build.fetch_source's retry delays, in seconds
+BACKOFF = (1, 4, 10)  # gopat.flows.build.fetch_source's retry delays, in seconds
 
 
 def _dead_url() -> str:

@@ -17,7 +17,7 @@ def _opening_games(con: duckdb.DuckDBPyConnection, moves: int) -> None:
 def build_fuseki(con: duckdb.DuckDBPyConnection, *, moves: int = 10) -> None:
     """Create table ``fuseki``: the first ``moves`` moves as canonical sequences and positions.
 
-    Needs tables ``games`` and ``moves``; definitions in ``transforms/sql/fuseki.sql``.
+    Needs tables ``games`` and ``moves``; definitions in ``transforms/analytics/sql/fuseki.sql``.
     """
     _opening_games(con, positive("moves", moves))
     run(con, "fuseki")
@@ -26,14 +26,14 @@ def build_fuseki(con: duckdb.DuckDBPyConnection, *, moves: int = 10) -> None:
 def build_opening_tree(con: duckdb.DuckDBPyConnection, *, moves: int = 10) -> None:
     """Create table ``opening_tree``: canonical position after k moves -> next move, k = 0..moves-1.
 
-    Needs tables ``games`` and ``moves``; definitions in ``transforms/sql/opening_tree.sql``.
+    Needs tables ``games`` and ``moves``; definitions in ``transforms/analytics/sql/opening_tree.sql``.
     """
     _opening_games(con, positive("moves", moves))
     run(con, "opening_tree")
 
 
 def _opening_lines(con: duckdb.DuckDBPyConnection, moves: int, top: int) -> tuple[int, list[tuple]]:
-    """Number of opening games and the ``top`` rows of ``transforms/sql/fuseki__lines.sql``."""
+    """Number of opening games and the ``top`` rows of ``transforms/analytics/sql/fuseki__lines.sql``."""
     _opening_games(con, moves)
     try:
         con.execute("SET VARIABLE opening_top = ?", [top])

@@ -8,7 +8,7 @@ import duckdb
 
 
 def sql_text(name: str) -> str:
-    """The text of ``transforms/sql/<name>.sql``."""
+    """The text of ``transforms/analytics/sql/<name>.sql``."""
     return files("gopat.transforms.analytics").joinpath("sql", f"{name}.sql").read_text()
 
 

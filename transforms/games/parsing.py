@@ -313,7 +313,7 @@ def _game(
 def parse_games(data: bytes) -> list[GameRecord]:
     """Decode one SGF file and return one GameRecord per game tree of the collection.
 
-    The encoding is chosen by :func:`transforms.decoding.decode_sgf`; it and its flags are on
+    The encoding is chosen by :func:`gopat.transforms.games.decoding.decode_sgf`; it and its flags are on
     every record. Repairs (each flagged): a file starting with ``;`` gets a leading ``(``
     (``repaired_missing_paren``), ``(`` directly followed by a property gets the root ``;``
     (``repaired_missing_semicolon``), data ending cleanly inside open variations is closed

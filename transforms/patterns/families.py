@@ -122,5 +122,5 @@ FAMILIES: dict[str, Family] = _registry(
            "prediction: 29-point diamond (gridcular distance 6) centred on each empty point"),
 )  # fmt: skip
 DEFAULT_FAMILIES: tuple[str, ...] = ("d12", "sq3", "sq5", "dia13", "blk4")
-# Move prediction (transforms/predict.py) reads d12 and the levels its weights file names (shipped: all five).
+# Move prediction (transforms/predict/predictor.py) reads d12 and the levels its weights file names (shipped: all five).
 PREDICTION_FAMILIES: tuple[str, ...] = ("lib5", "lib9", "lib13", "dia21", "dia29")

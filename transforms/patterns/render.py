@@ -311,6 +311,6 @@ def diagrams(family: str, keys: np.ndarray) -> np.ndarray:
     """Printable diagrams of many keys: the colour to move, then rows of ``.XO#`` (``#`` off the board).
 
     A liberty plane (d12) is drawn beside the stones, like seed 000. Drawn (vectorised) by
-    :func:`transforms.render.pattern_texts`, the one module that renders diagrams.
+    :func:`pattern_texts`.
     """
     return pattern_texts(family, np.asarray(keys, dtype=np.int64))

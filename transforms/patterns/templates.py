@@ -231,7 +231,7 @@ def build_dont_care_templates(
     """Create table ``dont_care_templates``: maximal don't-care templates per family and symmetry.
 
     Works on the ``pattern_stats`` rows of each family and symmetry (8 and 16) with occurrence >=
-    ``min_occurrence``; see :func:`dont_care_lattice` and ``transforms/sql/dont_care_templates.sql``.
+    ``min_occurrence``; see :func:`dont_care_lattice` and ``transforms/analytics/sql/dont_care_templates.sql``.
     Families need a stone plane only (not d12) of at most 20 points (not sq5).
     """
     positive("min_occurrence", min_occurrence)

@@ -29,7 +29,7 @@ from gopat.transforms.predict.ranking import (
 
 # The nested levels a predictor may use, largest first: diamonds of growing size around the
 # candidate (Stern et al. 2006, Pachi), liberty counts on the cells up to 13 points (a key holds at
-# most 31 base-4 digits). A weights file (transforms/ranking.py) names the levels it was fitted for.
+# most 31 base-4 digits). A weights file (transforms/predict/ranking.py) names the levels it was fitted for.
 LEVELS: tuple[str, ...] = ("dia29", "dia21", "lib13", "lib9", "lib5")
 RESPONSE = "d12"  # the seed's response pattern around the last move
 PHASES: tuple[tuple[int, int | None], ...] = ((1, 30), (31, 100), (101, 200), (201, None))
@@ -378,7 +378,7 @@ def _distance(point, move, size):
 @njit(cache=True)
 def _context(n, points, board, libs, size, pad, colour, last, before, t_mark, t_stamp, t_stack, t_taken, out, at):
     """Per candidate point: distances to the last two moves, tactical cell, the point, its line cell
-    (transforms.ranking.LINES); into ``out`` from row ``at``."""
+    (gopat.transforms.predict.ranking.LINES); into ``out`` from row ``at``."""
     width = size + 2 * pad
     padded_last = (last // size + pad) * width + last % size + pad if last >= 0 else -1
     for i in range(n):
@@ -539,7 +539,7 @@ class Rows:
     move: np.ndarray
 
     def features(self) -> np.ndarray:
-        """:func:`transforms.ranking.feature_index` of every candidate."""
+        """:func:`gopat.transforms.predict.ranking.feature_index` of every candidate."""
         return feature_index(self.occurrence, self.chosen, self.context[:, 0], self.context[:, 1],
                              np.repeat(self.move, self.counts), self.context[:, 2], self.book, self.context[:, 4])
 

@@ -16,9 +16,9 @@ from scipy.optimize import minimize
 # Distances follow Coulom (2007): d = |dr| + |dc| + max(|dr|, |dc|), capped; bin 0 means no such move.
 # Game phases start at these move numbers; the phase_* groups let the opening weigh the largest
 # pattern's rate, the response pattern and the distance to the last move differently from the endgame.
-# A tactical cell (transforms.predict._tactics) is one of TACTICS_CELLS: stones captured, whether they
+# A tactical cell (gopat.transforms.predict.predictor._tactics) is one of TACTICS_CELLS: stones captured, whether they
 # hold the last move, the new chain's liberties, atari, escape from atari. The opening book's counts
-# (transforms.book: games reaching the whole-board position, games playing the point) bin like a pattern's.
+# (gopat.transforms.predict.book: games reaching the whole-board position, games playing the point) bin like a pattern's.
 # A point's lines (1 = the edge) from its two nearest edges, capped at LINES, give a line cell
 # (nearer - 1) x LINES + (farther - 1): the diamonds cannot tell the 4-4 point from the empty centre.
 RATE_BINS, COUNT_BINS, DISTANCE_BINS, TACTICS_CELLS, LINES = 20, 12, 20, 128, 6

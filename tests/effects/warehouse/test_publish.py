@@ -1,4 +1,4 @@
-"""Publishing releases: verifiable files, byte-identical Parquet, reuse of an uncommitted release, retention, failure."""
+"""Publishing releases: verifiable files, byte-identical Parquet, an uncommitted release reused, retention, failure."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Independent orbit counts for the counting tests: canonical augmentation and the table of marks.
 
-Neither uses Burnside's lemma nor transforms.symmetry: the group is the 8 coordinate maps of the
+Neither uses Burnside's lemma nor gopat.transforms.patterns.symmetry: the group is the 8 coordinate maps of the
 square written out by hand, and the counts come from two other classical methods.
 
 - Sequences, by canonical augmentation (seed 001's own algorithm, made fast): extend one

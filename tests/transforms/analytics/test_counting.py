@@ -1,4 +1,4 @@
-"""Tests for transforms.counting: Burnside counts against brute-force orbit enumeration (seed 001)."""
+"""Tests for gopat.transforms.analytics.counting: Burnside counts against brute-force orbit enumeration (seed 001)."""
 
 from __future__ import annotations
 

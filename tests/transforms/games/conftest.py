@@ -1,4 +1,4 @@
-"""Fixtures for transform tests: small real files in tests/transforms/files/."""
+"""Fixtures for transform tests: small real files in tests/transforms/games/files/."""
 
 from pathlib import Path
 

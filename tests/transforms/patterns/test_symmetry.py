@@ -1,4 +1,4 @@
-"""Tests for transforms.symmetry: group axioms, canonical keys, seed 002 macros, seed 003 Morris maps."""
+"""Tests for gopat.transforms.patterns.symmetry: group axioms, canonical keys, seed 002 macros, seed 003 Morris maps."""
 
 from fractions import Fraction
 from itertools import product
@@ -28,7 +28,7 @@ from gopat.transforms.patterns.symmetry import (
 
 
 def ref_digits(key: int, n: int) -> list[int]:
-    """Base-4 digits via numpy's text conversion (independent of transforms.symmetry.decode)."""
+    """Base-4 digits via numpy's text conversion (independent of gopat.transforms.patterns.symmetry.decode)."""
     return [int(ch) for ch in np.base_repr(key, 4).zfill(n)]
 
 

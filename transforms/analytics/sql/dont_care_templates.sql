@@ -1,7 +1,7 @@
 -- dont_care_templates (seed 004, DESIGN §6): generalised patterns with "don't care" cells.
 --
 -- Built per family and symmetry (8 and 16) from the pattern_stats rows with occurrence >=
--- min_occurrence (the "concrete patterns"; transforms.analytics.build_dont_care_templates).
+-- min_occurrence (the "concrete patterns"; gopat.transforms.patterns.templates.build_dont_care_templates).
 -- template: the key's digit string ('1' or '2' colour to move, then the cells: '0' empty,
 -- '1' black, '2' white, '3' off-board) where some cells are wildcards: '?' empty, black or white;
 -- 'x' black or empty; 'o' white or empty (GNU Go's finer wildcards in absolute colours; the GNU Go

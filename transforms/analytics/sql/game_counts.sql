@@ -1,5 +1,5 @@
 -- game_counts (seed 001, DESIGN §5): distinct N-move games on an empty board modulo the 8 symmetries,
--- for N = 1..N_max, from transforms.counting.game_counts_frame (registered as game_counts_input).
+-- for N = 1..N_max, from gopat.transforms.analytics.counting.game_counts_frame (registered as game_counts_input).
 -- sequences: distinct sequences of N moves on distinct points (Black first, colours alternate, no
 -- captures); positions: distinct sets of ceil(N/2) black and floor(N/2) white stones; both up to
 -- the 8 symmetries of the square, exact integers as decimal text (they outgrow BIGINT); the

@@ -1,6 +1,6 @@
 -- pattern_stats: one row per family x symmetry (8|16) x canonical key, sorted by family, symmetry, key.
 -- `pattern_shards` is the union of the per-shard Parquet files the extraction workers wrote,
--- already canonical under the 8- and 16-element groups (transforms/stats.py canonical_shard), so
+-- already canonical under the 8- and 16-element groups (transforms/patterns/canonical.py canonical_shard), so
 -- merging shards is a plain sum. One run sums one part: the family and symmetry of the variable
 -- `summed_part` and its key range [lo, hi) (NULL: unbounded), so that one hash table fits the
 -- build's memory limit however large the corpus. Rows come out in key order; the parts are taken
@@ -11,7 +11,7 @@
 -- its whole family and symmetry).
 -- `key` is the int64 canonical key here. The build writes it as its digit string (for d12 the
 -- seed's 27-digit hash) and adds the columns `stones` and `diagram` of each key in Arrow
--- (transforms/stats.py describe_keys); `result` is the 4x4 block's who-played-where mask (blk4
+-- (transforms/patterns/canonical.py describe_keys); `result` is the 4x4 block's who-played-where mask (blk4
 -- only, else NULL).
 WITH part AS (
     SELECT key, orbit_size, occurrence, chosen, result
