@@ -3,37 +3,75 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
+import logging
 import os
 import pkgutil
 import sys
+import traceback
 from collections.abc import Sequence
 
-# Before Prefect is imported: no telemetry calls from a machine that may be offline, and time for
-# the temporary local API server to start on a busy machine (Prefect's default is 20 s).
+# Before Prefect is imported: no telemetry from a machine that may be offline (the client's
+# DO_NOT_TRACK and the temporary API server's analytics; an operator may set either to turn it on),
+# and time for the temporary local API server to start on a busy machine (Prefect's default is 20 s).
+os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
-from gopat.cli import commands  # noqa: E402 - after the environment default above
+from gopat.cli import commands  # noqa: E402 - after the environment defaults above
+
+# The errors a command reports as one line `gopat: error: ...` (exit 1); anything else is a bug
+# and keeps its traceback.
+EXPECTED = (ValueError, RuntimeError, OSError)
+RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gopat` console script; returns the exit code."""
     args = parser().parse_args(argv)
+    quiet = None if args.debug else _ExpectedErrors()
+    for name in RUN_LOGGERS if quiet else ():
+        logging.getLogger(name).addFilter(quiet)
     try:
         return args.run(args)
-    except (ValueError, RuntimeError, OSError) as error:
+    except EXPECTED as error:
+        if args.debug:
+            raise
         print(f"gopat: error: {error}", file=sys.stderr)
+        # Prefect keeps the failed run's exception; free the frames it holds (DuckDB objects among
+        # them) now, so nothing native is still alive when the interpreter exits.
+        traceback.clear_frames(error.__traceback__)
         return 1
+    finally:
+        for name in RUN_LOGGERS if quiet else ():
+            logging.getLogger(name).removeFilter(quiet)
+        gc.collect()
 
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser, with the commands of every module in cli/commands/."""
     top = argparse.ArgumentParser(prog="gopat", description="Go pattern warehouse")
+    top.add_argument("--debug", action="store_true",
+                     help="show Prefect's tracebacks and raise errors instead of one line")
     subparsers = top.add_subparsers(required=True, metavar="COMMAND")
     for module in sorted(m.name for m in pkgutil.iter_modules(commands.__path__)):
         importlib.import_module(f"gopat.cli.commands.{module}").register(subparsers)
     return top
+
+
+class _ExpectedErrors(logging.Filter):
+    """Silences Prefect's own report of an expected error: the CLI prints it as one line.
+
+    A retried I/O error keeps its line without the traceback, so retries stay visible.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, EXPECTED):
+            record.exc_info = record.exc_text = None
+            return "Retry" in record.getMessage()
+        return not record.getMessage().startswith("Finished in state Failed")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import PrefectFuture
 
 from gopat.effects.parquet import merge_pattern_stats_files, pattern_stats_writer
-from gopat.effects.warehouse.fetch import Fetched, fetch
+from gopat.effects.warehouse.fetch import Fetched, check_sources, fetch
 from gopat.effects.warehouse.layout import (
     Layout,
     code_version,
@@ -59,6 +59,10 @@ DUCKDB_MEMORY = "2GB"  # the build's DuckDB spills to staging/ beyond this (with
 
 class ExpectationsFailed(RuntimeError):
     """At least one expectation suite failed; nothing was published."""
+
+
+class NoGames(ValueError):
+    """The sources hold no game; nothing was published."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,6 +385,7 @@ def build_release(
     manifest of the published (or current) release.
     """
     logger = get_run_logger()
+    check_sources(sources)
     layout = Layout(Path(warehouse).resolve())
     expected = list(expected_sha256 or []) + [None] * (len(sources) - len(expected_sha256 or []))
     workers = workers or os.cpu_count() or 1
@@ -436,6 +441,8 @@ def build_release(
                     ingest = carry_previous(con, previous, Ingest(**base["ingest"]), ingest)
                 ingest = build_game_tables(con, ingest)
             logger.info(ingest.line())
+            if ingest.games == 0:
+                raise NoGames(_no_games(con, [f.source for f in fetched], ingest))
             fault_point("ingest")
             with _timed(timings, "extract"):
                 chosen = extract_shards(
@@ -486,6 +493,16 @@ def build_release(
             shutil.rmtree(stage, ignore_errors=True)
         publish_artifacts(layout, read_manifest(layout, version), published=True)
         return read_manifest(layout, version)
+
+
+def _no_games(con: duckdb.DuckDBPyConnection, sources: list[str], ingest: Ingest) -> str:
+    """Why a build has no game: its sources, the files read and the reasons they were rejected."""
+    reasons = con.execute("SELECT reason, count(*) FROM rejects GROUP BY reason ORDER BY 2 DESC, 1").fetchall()
+    rejected = ", ".join(f"{count} {reason}" for reason, count in reasons) or "none"
+    return (
+        f"{', '.join(sources)}: no game in the sources ({ingest.files_in} files in; rejected: {rejected}); "
+        "nothing was published"
+    )
 
 
 def _pattern_stats(con: duckdb.DuckDBPyConnection, stage: Path, *, previous: Path | None, show: str) -> Path:

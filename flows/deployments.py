@@ -112,7 +112,9 @@ def scheduled_build(
     before = current_version(layout)
     options = {"families": tuple(families)} if families else {}
     try:
-        manifest = build_release(
+        # The build flow's body runs in this flow run (not as a subflow), so its tasks, logs and
+        # artifacts are on the run the deployment started: the page an operator opens.
+        manifest = build_release.fn(
             sources=[s.location for s in sources],
             expected_sha256=[s.sha256 for s in sources],
             warehouse=warehouse,

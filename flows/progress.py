@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 from collections.abc import Callable, Iterator
 
 from prefect import get_run_logger
+from prefect.logging.handlers import PrefectConsoleHandler
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 MODES = ("auto", "bar", "log", "quiet")
 
 
 @contextlib.contextmanager
-def progress(mode: str, description: str, total: int) -> Iterator[Callable[[str], None]]:
+def progress(
+    mode: str, description: str, total: int, *, console: Console | None = None
+) -> Iterator[Callable[[str], None]]:
     """Yield `advance(note)`, to be called once per finished unit of `total`.
 
-    `mode` is 'bar' (a rich progress bar on stderr), 'log' (a log line at every tenth of the
-    work), 'quiet' (nothing), or 'auto' (a bar on a terminal, else log lines).
+    `mode` is 'bar' (a rich progress bar on stderr, or on `console`), 'log' (a log line at every
+    tenth of the work), 'quiet' (nothing), or 'auto' (a bar on a terminal, else log lines). While
+    a bar is shown, Prefect's console log lines are printed above it, never into it.
     """
     if mode not in MODES:
         raise ValueError(f"progress mode must be one of {MODES}, got {mode!r}")
@@ -29,7 +35,7 @@ def progress(mode: str, description: str, total: int) -> Iterator[Callable[[str]
     if mode == "bar":
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[note]}"), TimeElapsedColumn())
-        with Progress(*columns, transient=False) as bar:
+        with Progress(*columns, console=console or Console(stderr=True)) as bar, _logs_above(bar.console):
             task = bar.add_task(description, total=total, note="")
             yield lambda note: bar.update(task, advance=1, note=note)
         return
@@ -43,3 +49,24 @@ def progress(mode: str, description: str, total: int) -> Iterator[Callable[[str]
             logger.info("%s: %d/%d %s", description, done, total, note)
 
     yield advance
+
+
+@contextlib.contextmanager
+def _logs_above(console: Console) -> Iterator[None]:
+    """Route Prefect's console handlers through the live bar's console, which prints above the bar."""
+    handlers = list({id(h): h for h in _console_handlers() if isinstance(h, PrefectConsoleHandler)}.values())
+    saved = [h.console for h in handlers]
+    for handler in handlers:
+        handler.console = console
+    try:
+        yield
+    finally:
+        for handler, previous in zip(handlers, saved, strict=True):
+            handler.console = previous
+
+
+def _console_handlers() -> list[logging.Handler]:
+    # Prefect's logging config puts its console handler on the root logger and on the loggers of
+    # the temporary API server (uvicorn, fastapi), which do not propagate.
+    loggers = [logging.getLogger(), logging.getLogger("uvicorn"), logging.getLogger("fastapi")]
+    return [handler for logger in loggers for handler in logger.handlers]

@@ -8,8 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
+if TYPE_CHECKING:  # imported when a command runs: `gopat` starts and refuses bad input fast
+    import duckdb
 
 DEFAULT_WAREHOUSE = "warehouse"
 
@@ -22,6 +24,8 @@ def release_options(parser: argparse.ArgumentParser) -> None:
 
 def release_connection(args: argparse.Namespace) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with a view per table of the chosen release."""
+    import duckdb
+
     from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
 
     layout = Layout(Path(args.warehouse))

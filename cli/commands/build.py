@@ -28,13 +28,17 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the build flow and print the release and the ingest equation."""
+    from gopat.effects.warehouse.fetch import check_sources
+
+    # Input errors first, before Prefect and its temporary API server start.
+    check_sources(args.source)
+    if len(args.expected_sha256) > len(args.source):
+        raise ValueError("more --expected-sha256 values than --source values")
     if args.quiet:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
     from gopat.flows.build import Ingest, build_release
     from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 
-    if len(args.expected_sha256) > len(args.source):
-        raise ValueError("more --expected-sha256 values than --source values")
     manifest = build_release(
         sources=args.source,
         warehouse=args.warehouse,

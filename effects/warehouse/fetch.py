@@ -51,6 +51,26 @@ def sha256_folder(folder: Path) -> str:
     return digest.hexdigest()
 
 
+def check_sources(sources: list[str]) -> None:
+    """Refuse, before any slow work starts, a source list that cannot be fetched.
+
+    Raises ValueError naming the first source that is not a URL and not a readable file or
+    folder, or saying that there is no source at all. URLs are checked when they are fetched.
+    """
+    if not sources:
+        raise ValueError("no source given: name an archive, an SGF file, a folder or a URL")
+    for source in sources:
+        if is_url(source):
+            continue
+        path = Path(source).expanduser()
+        if not source.strip() or not path.exists():
+            raise ValueError(f"{source or '(empty path)'}: no such file or folder")
+        if not os.access(path, os.R_OK | (os.X_OK if path.is_dir() else 0)):
+            raise ValueError(f"{source}: not readable (permission denied)")
+        if not (path.is_dir() or path.is_file()):
+            raise ValueError(f"{source}: not a regular file or folder")
+
+
 def fetch(source: str, *, raw_dir: Path, expected_sha256: str | None = None, timeout: float = 60.0) -> Fetched:
     """Fetch `source` (URL, file or folder) into `raw_dir` and verify it.
 

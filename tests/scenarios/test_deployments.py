@@ -1,5 +1,6 @@
-"""Production operation on real services on 127.0.0.1: a Prefect server, a process worker running the deployment
-of prefect.yaml, then the same deployment served by `gopat serve`."""
+"""Production operation on real services on 127.0.0.1: a Prefect server with its scheduler, a process
+worker running the scheduled runs of the deployment of prefect.yaml, the run artifacts, then the same
+deployment served by `gopat serve`."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TypeVar
 from uuid import UUID
@@ -23,10 +25,13 @@ from prefect import get_client
 from prefect.client.schemas.filters import (
     ArtifactFilter,
     ArtifactFilterFlowRunId,
+    DeploymentFilter,
+    DeploymentFilterId,
     FlowRunFilter,
     FlowRunFilterParentFlowRunId,
 )
 from prefect.client.schemas.objects import FlowRun
+from prefect.client.schemas.schedules import RRuleSchedule
 from prefect.deployments import run_deployment
 from prefect.settings import PREFECT_API_URL, temporary_settings
 
@@ -84,16 +89,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
         "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
         "PREFECT_HOME": str(home),
         "PREFECT_API_URL": f"http://127.0.0.1:{port}/api",
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_WORKER_QUERY_SECONDS": "1",
         "PREFECT_RUNNER_POLL_FREQUENCY": "1",
+        # The scheduler visits deployments every 60 s by default; a test schedule due in seconds
+        # needs it to look sooner (the service and its queries are the same).
+        "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "2",
     }
+    # Telemetry stays off by the repository's defaults alone (pyproject.toml [tool.prefect]).
+    for name in ("PREFECT_SERVER_ANALYTICS_ENABLED", "DO_NOT_TRACK"):
+        env.pop(name, None)
     log = home / "server.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port), "--no-ui",
-             "--no-scheduler"],
-            env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port), "--no-ui"],
+            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
     try:
         health = f"{env['PREFECT_API_URL']}/health"
@@ -127,13 +136,14 @@ def _nightly_spec() -> dict:
 
 
 def _artifacts(flow_run_id: UUID) -> dict[str, object]:
-    """The artifacts of the build-release subflow of a run, by key."""
+    """The artifacts of a flow run, by key; the build runs in the deployment's run, not in a subflow."""
     with get_client(sync_client=True) as client:
-        (subflow,) = client.read_flow_runs(
+        subflows = client.read_flow_runs(
             flow_run_filter=FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[flow_run_id]))
         )
+        assert subflows == [], [run.name for run in subflows]
         found = client.read_artifacts(
-            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[subflow.id]))
+            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id]))
         )
     return {artifact.key: artifact.data for artifact in found}
 
@@ -144,9 +154,29 @@ def _run(parameters: dict) -> FlowRun:
     return run
 
 
+def _scheduled_runs(deployment_id: UUID, schedule_id: UUID) -> list[FlowRun]:
+    """The runs the scheduler created for one schedule of a deployment, oldest first."""
+    with get_client(sync_client=True) as client:
+        runs = client.read_flow_runs(
+            deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment_id])),
+        )
+    mine = [r for r in runs if r.auto_scheduled and r.created_by is not None and r.created_by.id == schedule_id]
+    return sorted(mine, key=lambda r: r.expected_start_time)
+
+
+SCHEDULED_RUNS = 2
+SCHEDULE_START_SECONDS = 15
+SCHEDULE_INTERVAL_SECONDS = 20
+
+
 @pytest.fixture(scope="module")
-def worker_run(server: dict[str, str], run_parameters: dict, tmp_path_factory: pytest.TempPathFactory) -> FlowRun:
-    """The README's production steps: create the work pool, deploy prefect.yaml, start a worker, run."""
+def scheduled(server: dict[str, str], run_parameters: dict, tmp_path_factory: pytest.TempPathFactory) -> list[FlowRun]:
+    """The README's production steps, then a schedule that falls due now; returns its finished runs.
+
+    Work pool, `prefect deploy --all` from prefect.yaml and a process worker as the README says;
+    the nightly deployment gets a second schedule (two runs, the first in 15 s, with this test's
+    parameters). The server's scheduler must create both runs and the worker run them.
+    """
     _cli(server, "prefect", "work-pool", "create", "gopat-process", "--type", "process")
     _cli(server, "prefect", "--no-prompt", "deploy", "--all")
     log = tmp_path_factory.mktemp("worker") / "worker.log"
@@ -155,9 +185,52 @@ def worker_run(server: dict[str, str], run_parameters: dict, tmp_path_factory: p
                                   cwd=tmp_path_factory.getbasetemp(), env=server, stdout=out,
                                   stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        return _run(run_parameters)
+        start = (datetime.now(UTC) + timedelta(seconds=SCHEDULE_START_SECONDS)).strftime("%Y%m%dT%H%M%SZ")
+        rule = f"DTSTART:{start}\nRRULE:FREQ=SECONDLY;INTERVAL={SCHEDULE_INTERVAL_SECONDS};COUNT={SCHEDULED_RUNS}"
+        with get_client(sync_client=True) as client:
+            deployment = client.read_deployment_by_name(DEPLOYMENT)
+            (schedule,) = client.create_deployment_schedules(
+                deployment.id, [(RRuleSchedule(rrule=rule, timezone="UTC"), True)],
+                parameters=run_parameters, slug="test-now",
+            )
+
+        server_log = Path(server["PREFECT_HOME"]) / "server.log"
+
+        def finished() -> list[FlowRun] | None:
+            if "schedule_deployments" in (text := server_log.read_text()):  # the scheduler's own error line
+                pytest.fail(f"the server's scheduler failed:\n{text[-3000:]}")
+            runs = _scheduled_runs(deployment.id, schedule.id)
+            done = len(runs) == SCHEDULED_RUNS and all(r.state is not None and r.state.is_final() for r in runs)
+            return runs if done else None
+
+        return _wait_for("two scheduled runs", finished, timeout=900, process=worker, log=log)
     finally:
         _stop(worker)
+
+
+@pytest.fixture(scope="module")
+def worker_run(scheduled: list[FlowRun]) -> FlowRun:
+    """The first scheduled run: it publishes the first release."""
+    return scheduled[0]
+
+
+@pytest.mark.slow
+def test_scheduler_creates_the_runs_and_the_worker_completes_them(scheduled: list[FlowRun], server: dict[str, str],
+                                                                  run_parameters: dict) -> None:
+    assert [run.state.type.value for run in scheduled] == ["COMPLETED"] * SCHEDULED_RUNS, [
+        (run.name, run.state) for run in scheduled
+    ]
+    assert all({name: run.parameters.get(name) for name in run_parameters} == run_parameters for run in scheduled)
+    layout = Layout(Path(run_parameters["warehouse"]))
+    (version,) = versions(layout)
+    assert scheduled[0].state.message == f"published release {version}"
+    assert scheduled[1].state.message == (
+        f"no new or changed source in {run_parameters['sources_file']}: nothing published, release {version} stays current"
+    )
+    assert "**Nothing new**" in _artifacts(scheduled[1].id)[SUMMARY_KEY]
+    server_log = (Path(server["PREFECT_HOME"]) / "server.log").read_text()
+    for bad in ("Can't evaluate bulk DML", "telemetry"):
+        assert bad not in server_log, server_log[-3000:]
 
 
 @pytest.mark.slow
@@ -168,7 +241,7 @@ def test_deployment_is_registered_as_prefect_yaml_says(worker_run: FlowRun) -> N
     assert deployment.work_pool_name == spec["work_pool"]["name"] == "gopat-process"
     assert deployment.entrypoint == spec["entrypoint"]
     assert deployment.parameters == spec["parameters"]
-    assert [(s.schedule.cron, s.schedule.timezone) for s in deployment.schedules] == [
+    assert [(s.schedule.cron, s.schedule.timezone) for s in deployment.schedules if s.slug != "test-now"] == [
         (s["cron"], s["timezone"]) for s in spec["schedules"]
     ]
     assert deployment.pull_steps == [{"prefect.deployments.steps.set_working_directory": {"directory": str(REPO)}}]
