@@ -8,7 +8,7 @@ from uuid import UUID
 
 import pytest
 from prefect import get_client
-from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId, FlowRunFilterParentFlowRunId, TaskRunFilter
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId, TaskRunFilter
 
 from gopat.effects.warehouse.layout import Layout
 from gopat.flows.deployments import FETCH_ATTEMPTS, scheduled_build
@@ -26,13 +26,10 @@ def _dead_url() -> str:
 
 
 def _fetch_task_run_states(flow_run_id: UUID) -> list:
-    """The state history of the fetch_source task run inside the build-release subflow of a run."""
+    """The state history of the fetch_source task run of a run (the build runs in it, not in a subflow)."""
     with get_client(sync_client=True) as client:
-        (subflow,) = client.read_flow_runs(
-            flow_run_filter=FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[flow_run_id]))
-        )
         runs = client.read_task_runs(
-            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[subflow.id])), task_run_filter=TaskRunFilter()
+            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])), task_run_filter=TaskRunFilter()
         )
         (fetch,) = [run for run in runs if run.task_key.startswith("fetch_source")]
         assert fetch.run_count == FETCH_ATTEMPTS
