@@ -1,11 +1,13 @@
 # Entry points of the README. `make release` builds a release from the sample corpus;
-# `make test` runs the whole test suite (this is what .ci/run calls).
+# `make test` runs the linter, the type checker and the whole test suite (this is what .ci/run calls).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 CORPUS ?= ../shared/corpus/pro-sample.tar.gz
 
-.PHONY: setup system-deps release test
+LAYERS := flows transforms expectations effects cli
+
+.PHONY: setup system-deps release lint typecheck test
 
 $(BIN)/gopat: pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,5 +25,15 @@ system-deps:
 release: setup
 	$(BIN)/gopat build --source $(CORPUS)
 
-test: setup system-deps
+lint: setup
+	$(BIN)/ruff check .
+
+# mypy cannot follow the editable install's import hook (pyproject.toml maps each layer folder to
+# gopat.<layer>), so it reads the layers through links under build/typing/gopat/.
+typecheck: setup
+	rm -rf build/typing && mkdir -p build/typing/gopat
+	for layer in $(LAYERS); do ln -s ../../../$$layer build/typing/gopat/$$layer; done
+	$(BIN)/mypy -p gopat
+
+test: setup system-deps lint typecheck
 	$(BIN)/python -m pytest

@@ -19,7 +19,7 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
-from gopat.cli import commands  # noqa: E402 - after the environment defaults above
+from gopat.cli import commands
 
 # The errors a command reports as one line `gopat: error: ...` (exit 1); anything else is a bug
 # and keeps its traceback.

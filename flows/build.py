@@ -95,13 +95,13 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
-def _retry_io_only(task, task_run, state) -> bool:  # noqa: ANN001 - Prefect's retry_condition_fn signature
+def _retry_io_only(task, task_run, state) -> bool:
     """Retry I/O failures (network, disk), never bad input such as a checksum mismatch."""
     try:
         state.result()
     except OSError:
         return True
-    except Exception:  # noqa: BLE001 - every other failure is final
+    except Exception:
         return False
     return False
 

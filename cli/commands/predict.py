@@ -61,13 +61,13 @@ def run_suggest(args: argparse.Namespace) -> int:
     from gopat.effects.evaluation import predictor_for, release_version
     from gopat.effects.warehouse.layout import Layout
     from gopat.transforms.games.errors import RejectError
-    from gopat.transforms.games.records import game_row
     from gopat.transforms.games.parsing import parse_games
+    from gopat.transforms.games.records import game_row
+    from gopat.transforms.games.render import Mark, board_text, point_name
     from gopat.transforms.patterns.families import FAMILIES
+    from gopat.transforms.patterns.render import pattern_text
     from gopat.transforms.predict.predictor import score_position, tactics_text
     from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, load_weights
-    from gopat.transforms.games.render import Mark, board_text, point_name
-    from gopat.transforms.patterns.render import pattern_text
 
     if not 1 <= args.top <= len(LABELS):
         raise ValueError(f"--top must be within 1..{len(LABELS)}, got {args.top}")

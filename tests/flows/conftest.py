@@ -21,7 +21,7 @@ def prefect_harness() -> Iterator[None]:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's name
+    def log_message(self, format: str, *args: object) -> None:
         """Keep test output clean."""
 
 

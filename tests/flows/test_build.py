@@ -24,8 +24,12 @@ from gopat.transforms.games.archives import iter_members
 from gopat.transforms.games.records import ingest_members
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES as ALL_FAMILIES
-from tests.effects.warehouse.releases import catalog_views, publish_tables, sha256
-from tests.effects.warehouse.releases import layout  # noqa: F401 - the shared fixture
+from tests.effects.warehouse.releases import (
+    catalog_views,
+    layout,  # noqa: F401 - the shared fixture
+    publish_tables,
+    sha256,
+)
 from tests.flows.archives import tiny_members, write_archive
 
 

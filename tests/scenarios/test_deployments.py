@@ -60,7 +60,7 @@ def _wait_for(what: str, probe: Callable[[], T | None], *, timeout: float, proce
             pytest.fail(f"{what}: process exited with {process.returncode}:\n{log.read_text()[-3000:]}")
         try:
             result = probe()
-        except Exception:  # noqa: BLE001 - not up yet
+        except Exception:
             result = None
         if result is not None:
             return result

@@ -237,7 +237,7 @@ class Group:
     constructor checks the group axioms (identity, closure); build groups with :meth:`from_generators`.
     """
 
-    __slots__ = ("elements", "n_digits", "_tables")
+    __slots__ = ("_tables", "elements", "n_digits")
 
     def __init__(self, elements: Sequence[Element]) -> None:
         elements = tuple(elements)

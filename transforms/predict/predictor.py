@@ -188,7 +188,7 @@ def _candidates(board, libs, ko, size, pad, colour, last, keys, dirty, cache, ta
             n += 1
     if d12_tag >= 0 and last >= 0:
         lr, lc = last // width - pad, last % width - pad
-        if 2 <= lr and lr <= size - 3 and 2 <= lc and lc <= size - 3:
+        if lr >= 2 and lr <= size - 3 and lc >= 2 and lc <= size - 3:
             n_digits = d12_perms.shape[1]
             d12_flat = d12_offsets[:, 0] * width + d12_offsets[:, 1]
             last_move_keys(rows, 0, 0, board, width, last, -1, colour, d12_flat, d12_cands, True,

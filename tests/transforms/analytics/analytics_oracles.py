@@ -108,7 +108,7 @@ def canonical(template: str, perms: list[tuple[int, ...]], swap: bool) -> str:
     return _canonical(template, tuple(perms), swap)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _canonical(template: str, perms: tuple[tuple[int, ...], ...], swap: bool) -> str:
     return min(images(template, list(perms), swap))
 

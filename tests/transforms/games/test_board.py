@@ -12,7 +12,6 @@ from sgfmill import boards, sgf, sgf_moves
 
 from gopat.transforms.games.board import Board, replay
 
-
 B, W = 1, 2
 
 

@@ -13,7 +13,6 @@ from sgfmill import sgf, sgf_grammar, sgf_moves
 from gopat.transforms.games.errors import RejectError
 from gopat.transforms.games.parsing import HEADER_KEYS, GameRecord, parse_games
 
-
 SNAKE = re.compile(r"[a-z][a-z0-9_]*\Z")
 
 

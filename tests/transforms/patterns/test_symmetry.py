@@ -374,7 +374,7 @@ def test_block4_points_follow_the_seed_diagram():
         for col, label in enumerate(line.split()):
             where[label] = (row, col)
     labels = [f"{q}-{i}" for q in "ABCD" for i in range(1, 5)]
-    assert BLOCK4_POINTS == tuple(where[label] for label in labels)
+    assert tuple(where[label] for label in labels) == BLOCK4_POINTS
 
 
 def test_block4_key_is_colour_then_code32():

@@ -39,8 +39,13 @@ from gopat.transforms.predict.ranking import (
     load_weights,
 )
 from tests.transforms.games.test_board import RulesOracle
-from tests.transforms.patterns.test_extract import GRIDCULAR, chain, d12_keys, digits_key
-from tests.transforms.patterns.test_extract import real_games  # noqa: F401 - the shared module fixture
+from tests.transforms.patterns.test_extract import (
+    GRIDCULAR,
+    chain,
+    d12_keys,
+    digits_key,
+    real_games,  # noqa: F401 - the shared module fixture
+)
 
 B, W = 1, 2
 # Cells of each level written out independently of the code (Stern et al. 2006 / Pachi distances).
