@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from gopat.transforms.kernels import kernel
 
 EMPTY, BLACK, WHITE, EDGE = 0, 1, 2, 3
 MIN_SIZE, MAX_SIZE = 2, 25
@@ -15,7 +16,7 @@ _SYMBOLS = {".": EMPTY, "X": BLACK, "O": WHITE}
 _CHARS = ".XO#"
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def new_board(size: int, pad: int) -> np.ndarray:
     """Empty flat int8 board of ``size`` with a border of ``pad`` off-board (3) cells on every side."""
     width = size + 2 * pad
@@ -26,7 +27,7 @@ def new_board(size: int, pad: int) -> np.ndarray:
     return board
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def flood_chain(board: np.ndarray, stride: int, start: int, mark: np.ndarray, counter: np.ndarray,
                 stack: np.ndarray, cap: int) -> tuple[int, int]:
     """Chain holding the stone at flat index ``start``.
@@ -63,7 +64,7 @@ def flood_chain(board: np.ndarray, stride: int, start: int, mark: np.ndarray, co
     return n, libs
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def play_move(board: np.ndarray, size: int, pad: int, colour: int, row: int, col: int, ko: np.ndarray,
               mark: np.ndarray, counter: np.ndarray, stack: np.ndarray, captured: np.ndarray) -> tuple[int, int]:
     """Play one move on a flat padded board; returns ``(status, n_captured)``.
@@ -109,7 +110,7 @@ def play_move(board: np.ndarray, size: int, pad: int, colour: int, row: int, col
     return OK, n_captured
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def place_setup(board: np.ndarray, size: int, pad: int, setup: np.ndarray) -> None:
     """Put setup stones ``(colour, row, col)`` on the board without captures (a later one wins)."""
     stride = size + 2 * pad
@@ -117,7 +118,7 @@ def place_setup(board: np.ndarray, size: int, pad: int, setup: np.ndarray) -> No
         board[(setup[i, 1] + pad) * stride + setup[i, 2] + pad] = setup[i, 0]
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _replay(size, setup, moves):
     pad = 1
     board = new_board(size, pad)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pyarrow as pa
-from numba import njit
 
+from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.render import digit_text_matrix, pattern_text_matrix, stones
 
@@ -119,7 +119,7 @@ def key_values(texts: pa.Array | pa.ChunkedArray, n_digits: int) -> np.ndarray:
     return keys
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _key_values(offsets: np.ndarray, data: np.ndarray, n_digits: int) -> tuple[np.ndarray, int]:
     """Keys of the texts between consecutive `offsets` of `data`, and the first malformed row (-1: none)."""
     rows = offsets.size - 1

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from numba import njit
 
 from gopat.transforms.games.board import (
     BLACK,
@@ -21,6 +20,7 @@ from gopat.transforms.games.board import (
     place_setup,
     play_move,
 )
+from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES, FAMILIES
 from gopat.transforms.patterns.hashtable import (
     HARD_LOAD,
@@ -54,7 +54,7 @@ class GameMoves:
     moves: np.ndarray
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _flush(rows, n, anchors, f, a, count_b, count_w):
     """Close anchor ``a``'s key segment (a batch row of its weighted occurrences) and restart it."""
     empties = anchors[f, a, _EMPTIES]
@@ -68,7 +68,7 @@ def _flush(rows, n, anchors, f, a, count_b, count_w):
     return n
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, move_start, moves, pad, kinds,
              n_points, has_liberty, want_result, off_start, off_rc, cand_start, cands):
     """Replay games from ``first`` on and add their raw pattern counts to the hash table.

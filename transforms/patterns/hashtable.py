@@ -7,7 +7,8 @@ occurrence, chosen and result counts. Rows are added in batches of (key, tag, a,
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from gopat.transforms.kernels import kernel
 
 _MIN_CAPACITY, _MAX_INITIAL_CAPACITY = 1 << 16, 1 << 22
 MAX_LOAD, HARD_LOAD = 0.6, 0.85  # grow between games above MAX_LOAD, inside a game above HARD_LOAD
@@ -16,7 +17,7 @@ _MIX1, _MIX2 = 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # murmur3 fmix64
 KEY, _FAM, _OCC, _CHOSEN, _RESULT, _COLUMNS = 0, 1, 2, 4, 6, 8
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _home(table, tag, key):
     """First slot probed for ``(tag, key)``: murmur3's 64-bit finaliser of the key and family tag."""
     h = np.uint64(key) ^ (np.uint64(tag) << np.uint64(58))
@@ -25,7 +26,7 @@ def _home(table, tag, key):
     return np.int64((h ^ (h >> np.uint64(33))) & np.uint64(table.shape[0] - 1))
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _claim(table, i, tag, key):
     """Slot of ``(tag, key)`` probing linearly from ``i``, and 1 if it was newly claimed."""
     mask = table.shape[0] - 1
@@ -38,7 +39,7 @@ def _claim(table, i, tag, key):
     return i, 1
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def rehash(table, grown):
     """Move every used slot of ``table`` into the empty larger table ``grown``."""
     for i in range(table.shape[0]):
@@ -48,7 +49,7 @@ def rehash(table, grown):
             grown[j] = table[i]
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def commit(table, rows, n, probes):
     """Add the batch ``rows[:n]`` into the table; returns the number of new keys.
 
@@ -75,7 +76,7 @@ def commit(table, rows, n, probes):
     return new_keys
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def add_row(rows, n, tag, key, a, b):
     """Write batch row ``n`` (see :func:`commit`); returns ``n + 1``."""
     rows[n, 0] = key
@@ -85,7 +86,7 @@ def add_row(rows, n, tag, key, a, b):
     return n + 1
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def grown_table(table, needed):
     """A larger table (a power of two holding ``needed`` keys below the maximum load) with ``table``'s keys."""
     capacity = table.shape[0] * 2
@@ -96,7 +97,7 @@ def grown_table(table, needed):
     return grown
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def table_rows(table, n_keys, n_digits):
     """Output columns from the table: one row per family, key and colour to move seen."""
     fam = np.empty(2 * n_keys, dtype=np.uint32)

@@ -6,13 +6,13 @@ Pattern extraction and move prediction both use these kernels.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from gopat.transforms.games.board import BLACK, EMPTY, WHITE, flood_chain
+from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.hashtable import add_row
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def last_move_keys(rows, n, f, board, width, last, played, colour, offsets, candidates, has_liberty,
                     label, mark, counter, stack):
     """Batch rows of a last_move family around ``last``: occurrences and the chosen event.
@@ -83,7 +83,7 @@ def last_move_keys(rows, n, f, board, width, last, played, colour, offsets, cand
     return n, chosen
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def fill_liberties(board, width, libs, seen, counter, mark, stack):
     """Set ``libs[cell]`` to the liberties of the chain on every cell, capped at 3 (0 where no stone).
 
@@ -102,7 +102,7 @@ def fill_liberties(board, width, libs, seen, counter, mark, stack):
                 libs[stack[k]] = min(count, 3)
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def refresh_liberties(board, width, p, captured, n_captured, libs, changed, old, seen, counter, mark, stack):
     """Bring ``libs`` (see :func:`fill_liberties`) up to date after a move at ``p`` captured ``captured[:n_captured]``.
 

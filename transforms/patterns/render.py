@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from html import escape
 
 import numpy as np
-from numba import njit
 
 from gopat.transforms.games.render import (
     BLACK,
@@ -19,6 +18,7 @@ from gopat.transforms.games.render import (
     svg_stone,
     svg_text,
 )
+from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.families import FAMILIES, Family
 
 # A pattern is a key (int) or its text: the colour to move ('1' black, '2' white), then one symbol
@@ -143,7 +143,7 @@ def digit_text_matrix(
     )
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _digit_text(
     keys: np.ndarray, template: np.ndarray, words: np.ndarray, slots: np.ndarray, alphabets: np.ndarray
 ) -> np.ndarray:
@@ -292,7 +292,7 @@ def stones(family: str, keys: np.ndarray) -> np.ndarray:
     return _stones(np.ascontiguousarray(values).ravel(), len(layout.points), layout.n_digits).reshape(values.shape)
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _stones(keys: np.ndarray, n_cells: int, n_digits: int) -> np.ndarray:
     count = np.zeros(keys.size, dtype=np.int64)
     for row in range(keys.size):

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from numba import njit
+
+from gopat.transforms.kernels import kernel
 
 MAX_DIGITS = 31
 PLANE_NAMES = ("stone", "liberty")
@@ -343,7 +344,7 @@ class Group:
         return canonical, self.order // fixed, masks_out if with_masks else None
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _image(tables: np.ndarray, element: int, key: int) -> int:
     """The image of `key` under group element `element` (the OR of its bytes' table entries)."""
     image = 0
@@ -352,7 +353,7 @@ def _image(tables: np.ndarray, element: int, key: int) -> int:
     return image
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _canonical_images(
     keys: np.ndarray, tables: np.ndarray, masks: np.ndarray, with_masks: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import duckdb
 import numpy as np
 import pyarrow as pa
-from numba import njit
 
 from gopat.transforms.analytics.sql import positive, run, sql_text
+from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.symmetry import Group
 
@@ -94,7 +94,7 @@ class _Action:
         return self.variants(packed).min(axis=0) if packed.size else packed
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _images(packed: np.ndarray, perms: np.ndarray, tables: np.ndarray) -> np.ndarray:
     """Packed images of templates under each element g (cell i of t's image: tables[g, i, cell perms[g, i] of t])."""
     order, n = perms.shape

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from numba import njit
 
 from gopat.transforms.games.board import BLACK, EMPTY, OK, WHITE, flood_chain, new_board, place_setup, play_move
+from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.extract import GameMoves, pack_games
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.liberties import fill_liberties, last_move_keys, refresh_liberties
@@ -42,7 +42,7 @@ _MIX1, _MIX2 = 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # murmur3 fmix64
 _SWAP = np.array([0, 2, 1, 3], dtype=np.int64)  # colour swap of a stone digit
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _slot(table, packed):
     """Slot of a packed key (tag << 60 | key) in the open-addressing table, or the free slot where it goes."""
     h = np.uint64(packed)
@@ -55,7 +55,7 @@ def _slot(table, packed):
     return i
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _fill_table(table, tags, keys, occurrence, chosen):
     for r in range(keys.shape[0]):
         packed = (tags[r] << _TAG_SHIFT) | keys[r]
@@ -65,13 +65,13 @@ def _fill_table(table, tags, keys, occurrence, chosen):
         table[i, _CHOSEN] += chosen[r]
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _lookup(table, tag, key):
     i = _slot(table, (tag << _TAG_SHIFT) | key)
     return table[i, _OCC], table[i, _CHOSEN]
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _start_game(size, setup, pad, n_levels, lv_start, lv_rc, lv_w, lv_lw):
     """Board, liberties and the 2 x 8 oriented keys of every on-board anchor of every level."""
     width = size + 2 * pad
@@ -100,7 +100,7 @@ def _start_game(size, setup, pad, n_levels, lv_start, lv_rc, lv_w, lv_lw):
     return board, libs, seen, mark, counter, stack, flat, keys
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _rekey(keys, dirty, lv_start, lv_w, lv_lw, lv_lib, flat, cell, old_stone, new_stone, lib_delta):
     """Add a cell's change (stone digit, liberty digit) to the oriented keys of every anchor that reads it.
 
@@ -119,7 +119,7 @@ def _rekey(keys, dirty, lv_start, lv_w, lv_lw, lv_lib, flat, cell, old_stone, ne
             dirty[lv, a, 1] = True
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _legal(board, libs, ko, width, s, colour):
     """True if ``colour`` may play on the empty point ``s`` (not suicide, not a ko recapture)."""
     if board[s] != EMPTY or (ko[0] == s and ko[1] == colour):
@@ -131,7 +131,7 @@ def _legal(board, libs, ko, width, s, colour):
     return False
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _canonical(key, n_digits, perms, maps):
     """Smallest image of a full key (colour digit first) under a group given as digit perms and value maps."""
     digits = np.empty(n_digits, dtype=np.int64)
@@ -146,7 +146,7 @@ def _canonical(key, n_digits, perms, maps):
     return best
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _candidates(board, libs, ko, size, pad, colour, last, keys, dirty, cache, table, lv_top, lv_tag,
                 d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, label, mark, counter, stack, rows,
                 index_of, points, cand_keys, occ, chosen):
@@ -209,7 +209,7 @@ def _candidates(board, libs, ko, size, pad, colour, last, keys, dirty, cache, ta
     return n
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _tactics(board, libs, width, colour, s, last, mark, stamp, stack, taken):
     """Tactical cell of a legal move at ``s``: stones captured, whether they hold the last move, the new
     chain's liberties (1, 2, 3, 4+), whether it ataris an opponent chain, whether it extends a chain in atari.
@@ -260,7 +260,7 @@ def tactics_text(cell: int) -> str:
     return ", ".join(words)
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _advance(board, libs, ko, size, pad, colour, row, col, keys, dirty, lv_start, lv_w, lv_lw, lv_lib, flat,
              seen, mark, counter, stack, captured, changed, old_libs):
     """Play a move and bring liberties and oriented keys up to date; returns play_move's status."""
@@ -341,7 +341,7 @@ def levels(names: Sequence[str], *, response: str = RESPONSE) -> Levels:
     )  # fmt: skip
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _buffers(size, n_cells, n_levels, n_d12):
     """A game's working arrays for the ranking kernels: key caches, ko, d12 and tactics scratch, candidate rows."""
     n_points = size * size
@@ -366,7 +366,7 @@ def _buffers(size, n_cells, n_levels, n_d12):
     )
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _distance(point, move, size):
     """Coulom's distance |dr| + |dc| + max(|dr|, |dc|) between two row-major points; 0 when ``move`` is -1."""
     if move < 0:
@@ -375,7 +375,7 @@ def _distance(point, move, size):
     return dr + dc + max(dr, dc)
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _context(n, points, board, libs, size, pad, colour, last, before, t_mark, t_stamp, t_stack, t_taken, out, at):
     """Per candidate point: distances to the last two moves, tactical cell, the point, its line cell
     (gopat.transforms.predict.ranking.LINES); into ``out`` from row ``at``."""
@@ -392,7 +392,7 @@ def _context(n, points, board, libs, size, pad, colour, last, before, t_mark, t_
         out[at + i, 4] = min(min(a, b), LINES - 1) * LINES + min(max(a, b), LINES - 1)
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _game_rows(sizes, setup_start, setups, move_start, moves, first, stop, pad, lv_start, lv_rc, lv_w, lv_lw, lv_lib,
                lv_top, lv_tag, table, d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, out_occ, out_chosen,
                out_context, pos_count, pos_played, pos_move):
@@ -441,7 +441,7 @@ def _game_rows(sizes, setup_start, setups, move_start, moves, first, stop, pad, 
     return p, -1
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _position(size, setup, moves, colour, pad, lv_start, lv_rc, lv_w, lv_lw, lv_lib, lv_top, lv_tag, table,
               d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag):
     """Replay ``moves``, then the candidates of ``colour`` as :func:`_game_rows` writes them, and their keys.

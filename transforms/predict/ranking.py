@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 from scipy.optimize import minimize
+
+from gopat.transforms.kernels import kernel
 
 # Feature bins. A count pair (occurrence o, chosen c) falls in rate bin floor(-2 log2((c + 0.5) / (o + 1)))
 # (half-octaves of the smoothed chosen rate) and count bin floor(log2 o) (how much evidence), both capped.
@@ -49,7 +50,7 @@ def column_offsets(n_levels: int) -> np.ndarray:
     return np.array([starts[g] for g in column_groups(n_levels)], dtype=np.int64)
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _count_cell(occurrence, chosen):
     """Rate bin x COUNT_BINS + count bin of one count pair."""
     rate_bin = math.floor(-2.0 * math.log2((chosen + 0.5) / (occurrence + 1.0)))
@@ -57,7 +58,7 @@ def _count_cell(occurrence, chosen):
     return min(max(rate_bin, 0), RATE_BINS - 1) * COUNT_BINS + min(count_bin, COUNT_BINS - 1)
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _feature_index(occurrence, chosen, d_last, d_before, move, tactics, book, line, index):
     n_levels = occurrence.shape[1] - 1
     block = RATE_BINS * COUNT_BINS
@@ -186,7 +187,7 @@ def ranks(scores: np.ndarray, counts: np.ndarray, played: np.ndarray) -> np.ndar
     return 1 + np.bincount(position, ahead, minlength=len(counts))
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _scores(vector, index, offsets):
     """Per row, the sum of the weights its columns select."""
     out = np.empty(index.shape[0])
@@ -198,7 +199,7 @@ def _scores(vector, index, offsets):
     return out
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _loss(vector, index, offsets, counts, played, l2):
     """Mean negative log-likelihood of the played moves (softmax over each position), L2 added, and its gradient."""
     gradient = np.zeros_like(vector)
