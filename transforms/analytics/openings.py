@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import duckdb
 
 from gopat.transforms.analytics.sql import positive, run, sql_text
@@ -32,7 +34,7 @@ def build_opening_tree(con: duckdb.DuckDBPyConnection, *, moves: int = 10) -> No
     run(con, "opening_tree")
 
 
-def _opening_lines(con: duckdb.DuckDBPyConnection, moves: int, top: int) -> tuple[int, list[tuple]]:
+def _opening_lines(con: duckdb.DuckDBPyConnection, moves: int, top: int) -> tuple[int, list[tuple[Any, ...]]]:
     """Number of opening games and the ``top`` rows of ``transforms/analytics/sql/fuseki__lines.sql``."""
     _opening_games(con, moves)
     try:

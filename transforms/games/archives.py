@@ -13,7 +13,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from gopat.transforms.games.errors import RejectError
 
@@ -220,12 +220,13 @@ def _decompressed(raw: BinaryIO) -> tuple[BinaryIO, _Counting | None]:
     magic = raw.read(6)
     raw.seek(0)
     counting = _Counting(raw)
+    source = cast(BinaryIO, counting)  # duck-typed: the decompressors only call read()
     if magic.startswith(_GZIP):
-        return gzip.GzipFile(fileobj=counting, mode="rb"), counting
+        return cast(BinaryIO, gzip.GzipFile(fileobj=source, mode="rb")), counting
     if magic.startswith(_BZIP2):
-        return bz2.BZ2File(counting), counting
+        return cast(BinaryIO, bz2.BZ2File(source)), counting
     if magic.startswith(_XZ):
-        return lzma.LZMAFile(counting), counting
+        return cast(BinaryIO, lzma.LZMAFile(source)), counting
     return raw, None
 
 
@@ -256,7 +257,7 @@ def _tar(path: Path, limits: Limits) -> Iterator[Member | MemberReject]:
         stream = _Limited(inner, counting, limits)
         try:
             with tarfile.open(
-                fileobj=stream, mode="r|", encoding="utf-8", errors="replace"
+                fileobj=cast(BinaryIO, stream), mode="r|", encoding="utf-8", errors="replace"
             ) as archive:
                 for info in archive:
                     if info.isdir():

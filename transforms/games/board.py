@@ -119,7 +119,7 @@ def place_setup(board: np.ndarray, size: int, pad: int, setup: np.ndarray) -> No
 
 
 @kernel(cache=True)
-def _replay(size, setup, moves):
+def _replay(size: int, setup: np.ndarray, moves: np.ndarray) -> tuple[int, int]:
     pad = 1
     board = new_board(size, pad)
     place_setup(board, size, pad, setup)

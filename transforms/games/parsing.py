@@ -158,7 +158,8 @@ def _collection(bb: bytes, flags: _Flags) -> list[sgf_grammar.Coarse_game_tree]:
     bb = _repair_start(bb, flags)
     while True:
         try:
-            return sgf_grammar.parse_sgf_collection(bb)
+            trees: list[sgf_grammar.Coarse_game_tree] = sgf_grammar.parse_sgf_collection(bb)
+            return trees
         except ValueError as exc:
             message = str(exc)
         if message == "no SGF data found":
@@ -227,7 +228,7 @@ def _apply_setup(
 ) -> None:
     """Apply one node's AB / AW / AE to ``stones`` (point -> colour)."""
     for key, colour in (("AE", 0), ("AB", BLACK), ("AW", WHITE)):
-        for point in _setup_points(node.get(key, ()), size):
+        for point in _setup_points(node.get(key, []), size):
             if colour == 0:
                 stones.pop(point, None)
                 continue

@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -17,7 +18,7 @@ from gopat.transforms.games.parsing import GameRecord, parse_games
 from gopat.transforms.patterns.extract import GameMoves
 
 HEADERS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
-GAMES_SCHEMA = {
+GAMES_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "game_id": pl.String,
     "source": pl.String,
     "source_sha256": pl.String,
@@ -43,7 +44,7 @@ MOVES_SCHEMA = {
     "col": pl.Int16,
     "point": pl.String,
 }
-REJECTS_SCHEMA = {
+REJECTS_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "source": pl.String,
     "source_sha256": pl.String,
     "member": pl.String,
@@ -72,8 +73,8 @@ def ingest_members(
     members: Iterable[tuple[str, bytes]], *, source: str, source_sha256: str
 ) -> IngestedShard:
     """Parse and replay every member; a member that yields no game becomes one `rejects` row."""
-    game_rows: list[dict] = []
-    reject_rows: list[dict] = []
+    game_rows: list[dict[str, Any]] = []
+    reject_rows: list[dict[str, Any]] = []
     replays: dict[str, GameMoves] = {}
     files_ingested = 0
     parse_seconds = replay_seconds = 0.0
@@ -105,12 +106,12 @@ def ingest_members(
     )
 
 
-def reject_row(source: str, sha256: str | None, member: str, reason: str, message: str) -> dict:
+def reject_row(source: str, sha256: str | None, member: str, reason: str, message: str) -> dict[str, Any]:
     """One `rejects` row."""
     return {"source": source, "source_sha256": sha256, "member": member, "reason": reason, "message": message}
 
 
-def game_row(record: GameRecord, *, game_id: str) -> tuple[dict, GameMoves]:
+def game_row(record: GameRecord, *, game_id: str) -> tuple[dict[str, Any], GameMoves]:
     """The `games` row of a parsed record (without source columns) and its legal main line."""
     setup = np.array(record.setup, dtype=np.int16).reshape(-1, 3)
     moves = np.array(record.moves, dtype=np.int16).reshape(-1, 3)

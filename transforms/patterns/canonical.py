@@ -128,7 +128,7 @@ def _key_values(offsets: np.ndarray, data: np.ndarray, n_digits: int) -> tuple[n
         start = offsets[row]
         if offsets[row + 1] - start != n_digits:
             return keys, row
-        key = 0
+        key: int | np.int64 = 0
         for i in range(n_digits):
             digit = np.int64(data[start + i]) - 48
             if digit < 0 or digit > 3:

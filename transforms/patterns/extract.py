@@ -55,7 +55,7 @@ class GameMoves:
 
 
 @kernel(cache=True)
-def _flush(rows, n, anchors, f, a, count_b, count_w):
+def _flush(rows: np.ndarray, n: int, anchors: np.ndarray, f: int, a: int, count_b: int, count_w: int) -> int:
     """Close anchor ``a``'s key segment (a batch row of its weighted occurrences) and restart it."""
     empties = anchors[f, a, _EMPTIES]
     if empties > 0:
@@ -69,8 +69,11 @@ def _flush(rows, n, anchors, f, a, count_b, count_w):
 
 
 @kernel(cache=True)
-def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, move_start, moves, pad, kinds,
-             n_points, has_liberty, want_result, off_start, off_rc, cand_start, cands):
+def _extract(table: np.ndarray, n_keys: int, first: int, chosen_events: np.ndarray, sizes: np.ndarray,
+             setup_start: np.ndarray, setups: np.ndarray, move_start: np.ndarray, moves: np.ndarray, pad: int,
+             kinds: np.ndarray, n_points: np.ndarray, has_liberty: np.ndarray, want_result: np.ndarray,
+             off_start: np.ndarray, off_rc: np.ndarray, cand_start: np.ndarray, cands: np.ndarray,
+             ) -> tuple[np.ndarray, int, int, int, int, int, int]:
     """Replay games from ``first`` on and add their raw pattern counts to the hash table.
 
     Scan families (candidate, block) keep each anchor's colourless key up to date as stones and
@@ -242,7 +245,8 @@ def _extract(table, n_keys, first, chosen_events, sizes, setup_start, setups, mo
     return table, sizes.shape[0], n_keys, 0, -1, 0, OK
 
 
-def _config(names: Sequence[str]) -> tuple:
+def _config(names: Sequence[str]) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                            np.ndarray, np.ndarray, np.ndarray]:
     """Kernel arrays describing the requested families (offsets, candidates, planes, border width)."""
     unknown = [name for name in names if name not in FAMILIES]
     if unknown or not names or len(set(names)) != len(names):
@@ -269,7 +273,7 @@ def _config(names: Sequence[str]) -> tuple:
     )
 
 
-def pack_games(games: Sequence[GameMoves]) -> tuple[np.ndarray, ...]:
+def pack_games(games: Sequence[GameMoves]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The games' setups and moves as kernel arrays: (sizes, setup starts, setups, move starts, moves).
 
     Raises ValueError for an unsupported board size or a setup stone or move off the board (a

@@ -7,6 +7,7 @@ occurrence, chosen and result counts. Rows are added in batches of (key, tag, a,
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from gopat.transforms.kernels import kernel
 
@@ -14,11 +15,13 @@ _MIN_CAPACITY, _MAX_INITIAL_CAPACITY = 1 << 16, 1 << 22
 MAX_LOAD, HARD_LOAD = 0.6, 0.85  # grow between games above MAX_LOAD, inside a game above HARD_LOAD
 _MIX1, _MIX2 = 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # murmur3 fmix64
 # hash table columns: key, family + 1 (0 = free slot), then per colour to move occurrence, chosen, result
+Table = npt.NDArray[np.int64]  # capacity x _COLUMNS slots
+Slot = int | np.int64  # a slot's row in the table (numba's int64 scalars)
 KEY, _FAM, _OCC, _CHOSEN, _RESULT, _COLUMNS = 0, 1, 2, 4, 6, 8
 
 
 @kernel(cache=True)
-def _home(table, tag, key):
+def _home(table: Table, tag: int, key: int) -> Slot:
     """First slot probed for ``(tag, key)``: murmur3's 64-bit finaliser of the key and family tag."""
     h = np.uint64(key) ^ (np.uint64(tag) << np.uint64(58))
     h = (h ^ (h >> np.uint64(33))) * np.uint64(_MIX1)
@@ -27,7 +30,7 @@ def _home(table, tag, key):
 
 
 @kernel(cache=True)
-def _claim(table, i, tag, key):
+def _claim(table: Table, i: Slot, tag: int, key: int) -> tuple[Slot, int]:
     """Slot of ``(tag, key)`` probing linearly from ``i``, and 1 if it was newly claimed."""
     mask = table.shape[0] - 1
     while table[i, _FAM] != 0 and (table[i, KEY] != key or table[i, _FAM] != tag):
@@ -40,7 +43,7 @@ def _claim(table, i, tag, key):
 
 
 @kernel(cache=True)
-def rehash(table, grown):
+def rehash(table: Table, grown: Table) -> None:
     """Move every used slot of ``table`` into the empty larger table ``grown``."""
     for i in range(table.shape[0]):
         tag = table[i, _FAM]
@@ -50,7 +53,7 @@ def rehash(table, grown):
 
 
 @kernel(cache=True)
-def commit(table, rows, n, probes):
+def commit(table: Table, rows: npt.NDArray[np.int64], n: int, probes: npt.NDArray[np.int64]) -> int:
     """Add the batch ``rows[:n]`` into the table; returns the number of new keys.
 
     A row is (key, tag, a, b): with tag > 0 it adds occurrences a (black to move) and b (white to
@@ -77,7 +80,7 @@ def commit(table, rows, n, probes):
 
 
 @kernel(cache=True)
-def add_row(rows, n, tag, key, a, b):
+def add_row(rows: npt.NDArray[np.int64], n: int, tag: int, key: int, a: int, b: int) -> int:
     """Write batch row ``n`` (see :func:`commit`); returns ``n + 1``."""
     rows[n, 0] = key
     rows[n, 1] = tag
@@ -87,7 +90,7 @@ def add_row(rows, n, tag, key, a, b):
 
 
 @kernel(cache=True)
-def grown_table(table, needed):
+def grown_table(table: Table, needed: int) -> Table:
     """A larger table (a power of two holding ``needed`` keys below the maximum load) with ``table``'s keys."""
     capacity = table.shape[0] * 2
     while needed > MAX_LOAD * capacity:
@@ -98,7 +101,9 @@ def grown_table(table, needed):
 
 
 @kernel(cache=True)
-def table_rows(table, n_keys, n_digits):
+def table_rows(
+    table: Table, n_keys: int, n_digits: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.uint32], Table, Table, Table, Table]:
     """Output columns from the table: one row per family, key and colour to move seen."""
     fam = np.empty(2 * n_keys, dtype=np.uint32)
     key = np.empty(2 * n_keys, dtype=np.int64)
@@ -128,6 +133,6 @@ def initial_capacity(expected_keys: int) -> int:
     return capacity
 
 
-def new_table(capacity: int) -> np.ndarray:
+def new_table(capacity: int) -> Table:
     # allocated by numpy, not inside numba, so that large tables get transparent huge pages
     return np.zeros((capacity, _COLUMNS), dtype=np.int64)

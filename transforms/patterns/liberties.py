@@ -13,8 +13,9 @@ from gopat.transforms.patterns.hashtable import add_row
 
 
 @kernel(cache=True)
-def last_move_keys(rows, n, f, board, width, last, played, colour, offsets, candidates, has_liberty,
-                    label, mark, counter, stack):
+def last_move_keys(rows: np.ndarray, n: int, f: int, board: np.ndarray, width: int, last: int, played: int,
+                   colour: int, offsets: np.ndarray, candidates: np.ndarray, has_liberty: bool,
+                   label: np.ndarray, mark: np.ndarray, counter: np.ndarray, stack: np.ndarray) -> tuple[int, int]:
     """Batch rows of a last_move family around ``last``: occurrences and the chosen event.
 
     Rows (see :func:`commit`) are ``(key without the colour digit, f + 1, black to move, white to
@@ -84,7 +85,8 @@ def last_move_keys(rows, n, f, board, width, last, played, colour, offsets, cand
 
 
 @kernel(cache=True)
-def fill_liberties(board, width, libs, seen, counter, mark, stack):
+def fill_liberties(board: np.ndarray, width: int, libs: np.ndarray, seen: np.ndarray, counter: np.ndarray,
+                   mark: np.ndarray, stack: np.ndarray) -> None:
     """Set ``libs[cell]`` to the liberties of the chain on every cell, capped at 3 (0 where no stone).
 
     ``board`` is a flat padded board; ``libs`` (int8), ``seen`` and ``mark`` (int64) have its length;
@@ -103,7 +105,9 @@ def fill_liberties(board, width, libs, seen, counter, mark, stack):
 
 
 @kernel(cache=True)
-def refresh_liberties(board, width, p, captured, n_captured, libs, changed, old, seen, counter, mark, stack):
+def refresh_liberties(board: np.ndarray, width: int, p: int, captured: np.ndarray, n_captured: int, libs: np.ndarray,
+                      changed: np.ndarray, old: np.ndarray, seen: np.ndarray, counter: np.ndarray, mark: np.ndarray,
+                      stack: np.ndarray) -> int:
     """Bring ``libs`` (see :func:`fill_liberties`) up to date after a move at ``p`` captured ``captured[:n_captured]``.
 
     Only these chains can change: the one through ``p``, the opponent's next to ``p`` (one liberty

@@ -44,7 +44,8 @@ def _family(family: str) -> Family:
 def _grid_cells(family: Family) -> np.ndarray:
     """(row, col) of each layout point in the family's diagram grid, origin at the top left."""
     points = np.array(family.layout.points)
-    return np.round(points - points.min(axis=0)).astype(np.int64)
+    cells: np.ndarray = np.round(points - points.min(axis=0)).astype(np.int64)
+    return cells
 
 
 def _keys(family: str, values: np.ndarray) -> np.ndarray:
@@ -57,7 +58,7 @@ def _keys(family: str, values: np.ndarray) -> np.ndarray:
     return keys
 
 
-def _codes(family: str, patterns: np.ndarray | Sequence[str] | Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+def _codes(family: str, patterns: np.ndarray | Sequence[str | int]) -> tuple[np.ndarray, np.ndarray]:
     """Colour to move (1 or 2) and symbol codes (indices into :data:`SYMBOLS`) of each pattern.
 
     ``patterns`` are int keys or texts; returns arrays of shape (N,) and (N, n_digits - 1).
@@ -93,7 +94,7 @@ def _codes(family: str, patterns: np.ndarray | Sequence[str] | Sequence[int]) ->
     return codes[:, 0].astype(np.int64), codes[:, 1:]
 
 
-def pattern_texts(family: str, patterns: np.ndarray | Sequence[str] | Sequence[int]) -> np.ndarray:
+def pattern_texts(family: str, patterns: np.ndarray | Sequence[str | int]) -> np.ndarray:
     """Terminal diagrams of many keys or templates: the colour to move, then rows of ``.XO#?xo``.
 
     ``#`` is off the board; a liberty plane (d12) is drawn beside the stones as digits, like seed
@@ -104,7 +105,7 @@ def pattern_texts(family: str, patterns: np.ndarray | Sequence[str] | Sequence[i
     return text.view(f"S{text.shape[1]}").ravel().astype(str)
 
 
-def pattern_text_matrix(family: str, patterns: np.ndarray | Sequence[str] | Sequence[int]) -> np.ndarray:
+def pattern_text_matrix(family: str, patterns: np.ndarray | Sequence[str | int]) -> np.ndarray:
     """The diagrams of :func:`pattern_texts` as a (patterns, characters) uint8 matrix of ASCII codes."""
     template, slots = _text_template(_family(family))
     values = np.asarray(patterns)
@@ -235,7 +236,9 @@ def pattern_svg(family: str, pattern: str | int, *, cell: int = 28, caption: boo
         fill, kind = (_OFF_FILL, "off-board") if code == 3 else (BOARD_FILL, "on-board")
         parts.append(f'<rect x="{x - cell / 2:g}" y="{y - cell / 2:g}" width="{cell}" height="{cell}" fill="{fill}" '
                      f'class="{kind}"/>')
-    lines, edges, stubs = [], [], []
+    lines: list[str] = []
+    edges: list[str] = []
+    stubs: list[str] = []
     for (r, c), code in state.items():
         if code == 3:
             continue
@@ -244,9 +247,9 @@ def pattern_svg(family: str, pattern: str | int, *, cell: int = 28, caption: boo
             neighbour = state.get((r + dr, c + dc))
             if neighbour == 3:
                 continue
-            side = (state.get((r + dc, c + dr)), state.get((r - dc, c - dr)))
+            across = (state.get((r + dc, c + dr)), state.get((r - dc, c - dr)))
             segment = f"M{x:g} {y:g}l{dc * cell / 2:g} {dr * cell / 2:g}"
-            (stubs if neighbour is None else edges if 3 in side else lines).append(segment)
+            (stubs if neighbour is None else edges if 3 in across else lines).append(segment)
     for path, colour, stroke, kind in ((lines, LINE, 1, "lines"), (edges, EDGE_LINE, 2.5, "edge"),
                                        (stubs, "#8c7550", 1, "stubs")):
         if path:

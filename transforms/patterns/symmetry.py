@@ -145,7 +145,7 @@ class Element:
     """
 
     perm: tuple[int, ...]
-    maps: tuple[tuple[int, int, int, int], ...]
+    maps: tuple[tuple[int, ...], ...]  # each a permutation of 0..3
 
     def __post_init__(self) -> None:
         perm = tuple(int(p) for p in self.perm)
@@ -339,7 +339,7 @@ class Group:
                 raise ValueError("masks must have the same shape as keys")
         with_masks = masks is not None
         canonical, fixed, masks_out = _canonical_images(
-            keys, self._tables, masks if with_masks else np.zeros(0, dtype=np.int64), with_masks
+            keys, self._tables, masks if masks is not None else np.zeros(0, dtype=np.int64), with_masks
         )
         return canonical, self.order // fixed, masks_out if with_masks else None
 
@@ -396,7 +396,7 @@ def d4_point_images(points: Sequence[tuple[float, float]]) -> tuple[tuple[int, .
     index = {spot(r, c): j for j, (r, c) in enumerate(relative)}
     if len(index) != len(pts):
         raise ValueError("duplicate points")
-    transforms = (
+    transforms: tuple[Callable[[float, float], tuple[float, float]], ...] = (
         lambda r, c: (r, c),
         lambda r, c: (c, -r),
         lambda r, c: (-r, -c),

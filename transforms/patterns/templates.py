@@ -46,7 +46,8 @@ def _pack(codes: np.ndarray) -> np.ndarray:
     """Rows of cell codes (uint8, one row per template) as int64 values, first cell most significant."""
     n = codes.shape[1]
     shifts = 3 * np.arange(n - 1, -1, -1, dtype=np.int64)
-    return (codes.astype(np.int64) << shifts).sum(axis=1)
+    packed: np.ndarray = (codes.astype(np.int64) << shifts).sum(axis=1)
+    return packed
 
 
 def _unpack(packed: np.ndarray, n: int) -> np.ndarray:
@@ -54,7 +55,7 @@ def _unpack(packed: np.ndarray, n: int) -> np.ndarray:
     return ((packed[:, None] >> shifts) & 7).astype(np.uint8)
 
 
-def _parse_templates(templates: Sequence[str], n: int) -> np.ndarray:
+def _parse_templates(templates: np.ndarray | Sequence[str], n: int) -> np.ndarray:
     """Packed int64 values of template strings of length ``n`` (symbols of :data:`SYMBOLS`)."""
     text = np.asarray(templates, dtype=f"S{n}")
     codes = np.frombuffer(text.tobytes(), dtype=np.uint8).reshape(-1, n)
@@ -180,7 +181,7 @@ def dont_care_lattice(keys: Sequence[str], group: Group) -> tuple[np.ndarray, np
     return _template_strings(templates[maximal], n), _template_strings(templates, n)
 
 
-def _template_cover(templates: Sequence[str], group: Group) -> tuple[np.ndarray, np.ndarray]:
+def _template_cover(templates: np.ndarray | Sequence[str], group: Group) -> tuple[np.ndarray, np.ndarray]:
     """The canonical concrete keys each template stands for: (template index, key string) pairs.
 
     Every wildcard is expanded to each value of its set; the concrete patterns are canonicalised

@@ -84,8 +84,12 @@ class Book:
         out = []
         for move, candidates in positions:
             zeros = np.zeros(len(candidates), dtype=np.int64)
-            inside = keys is not None and 1 <= move <= BOOK_MOVES and (move == 1 or points[0, move - 2] >= 0)
-            node = int(np.searchsorted(self.keys, keys[0, move - 1])) if inside else len(self.keys)
+            if keys is None or tied is None or not (
+                1 <= move <= BOOK_MOVES and (move == 1 or points[0, move - 2] >= 0)
+            ):
+                out.append((zeros, zeros))
+                continue
+            node = int(np.searchsorted(self.keys, keys[0, move - 1]))
             if node == len(self.keys) or self.keys[node] != keys[0, move - 1]:
                 out.append((zeros, zeros))
                 continue

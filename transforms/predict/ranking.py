@@ -6,6 +6,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
@@ -51,7 +52,7 @@ def column_offsets(n_levels: int) -> np.ndarray:
 
 
 @kernel(cache=True)
-def _count_cell(occurrence, chosen):
+def _count_cell(occurrence: float, chosen: float) -> int:
     """Rate bin x COUNT_BINS + count bin of one count pair."""
     rate_bin = math.floor(-2.0 * math.log2((chosen + 0.5) / (occurrence + 1.0)))
     count_bin = math.floor(math.log2(max(occurrence, 1.0)))
@@ -59,7 +60,10 @@ def _count_cell(occurrence, chosen):
 
 
 @kernel(cache=True, nogil=True)
-def _feature_index(occurrence, chosen, d_last, d_before, move, tactics, book, line, index):
+def _feature_index(occurrence: np.ndarray, chosen: np.ndarray, d_last: np.ndarray, d_before: np.ndarray,
+                   move: np.ndarray, tactics: np.ndarray, book: np.ndarray, line: np.ndarray, index: np.ndarray,
+                   ) -> None:
+    """Fill ``index`` (see :func:`feature_index`)."""
     n_levels = occurrence.shape[1] - 1
     block = RATE_BINS * COUNT_BINS
     for i in range(occurrence.shape[0]):
@@ -135,7 +139,7 @@ class Weights:
     response: str
     distance: bool
     vector: np.ndarray
-    fitted: dict = field(default_factory=dict)
+    fitted: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.vector) != sum(group_sizes(len(self.levels))):
@@ -188,7 +192,7 @@ def ranks(scores: np.ndarray, counts: np.ndarray, played: np.ndarray) -> np.ndar
 
 
 @kernel(cache=True, nogil=True)
-def _scores(vector, index, offsets):
+def _scores(vector: np.ndarray, index: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per row, the sum of the weights its columns select."""
     out = np.empty(index.shape[0])
     for r in range(index.shape[0]):
@@ -200,7 +204,8 @@ def _scores(vector, index, offsets):
 
 
 @kernel(cache=True)
-def _loss(vector, index, offsets, counts, played, l2):
+def _loss(vector: np.ndarray, index: np.ndarray, offsets: np.ndarray, counts: np.ndarray, played: np.ndarray,
+          l2: float) -> tuple[float, np.ndarray]:
     """Mean negative log-likelihood of the played moves (softmax over each position), L2 added, and its gradient."""
     gradient = np.zeros_like(vector)
     loss, start = 0.0, 0
