@@ -6,6 +6,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -40,10 +41,11 @@ _KEY, _OCC, _CHOSEN = 0, 1, 2  # stats table columns; the key holds the level's 
 _TAG_SHIFT, _MAX_KEY_DIGITS = 60, 30
 _MIX1, _MIX2 = 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # murmur3 fmix64
 _SWAP = np.array([0, 2, 1, 3], dtype=np.int64)  # colour swap of a stone digit
+Int = int | np.int64  # numba's int64 scalars
 
 
 @kernel(cache=True)
-def _slot(table, packed):
+def _slot(table: np.ndarray, packed: Int) -> np.int64:
     """Slot of a packed key (tag << 60 | key) in the open-addressing table, or the free slot where it goes."""
     h = np.uint64(packed)
     h = (h ^ (h >> np.uint64(33))) * np.uint64(_MIX1)
@@ -56,7 +58,8 @@ def _slot(table, packed):
 
 
 @kernel(cache=True, nogil=True)
-def _fill_table(table, tags, keys, occurrence, chosen):
+def _fill_table(table: np.ndarray, tags: np.ndarray, keys: np.ndarray, occurrence: np.ndarray, chosen: np.ndarray,
+) -> None:
     for r in range(keys.shape[0]):
         packed = (tags[r] << _TAG_SHIFT) | keys[r]
         i = _slot(table, packed)
@@ -66,13 +69,14 @@ def _fill_table(table, tags, keys, occurrence, chosen):
 
 
 @kernel(cache=True)
-def _lookup(table, tag, key):
+def _lookup(table: np.ndarray, tag: int, key: Int) -> tuple[int, int]:
     i = _slot(table, (tag << _TAG_SHIFT) | key)
     return table[i, _OCC], table[i, _CHOSEN]
 
 
 @kernel(cache=True)
-def _start_game(size, setup, pad, n_levels, lv_start, lv_rc, lv_w, lv_lw):
+def _start_game(size: int, setup: np.ndarray, pad: int, n_levels: int, lv_start: np.ndarray, lv_rc: np.ndarray,
+                lv_w: np.ndarray, lv_lw: np.ndarray) -> tuple[np.ndarray, ...]:
     """Board, liberties and the 2 x 8 oriented keys of every on-board anchor of every level."""
     width = size + 2 * pad
     n_cells = width * width
@@ -101,7 +105,8 @@ def _start_game(size, setup, pad, n_levels, lv_start, lv_rc, lv_w, lv_lw):
 
 
 @kernel(cache=True)
-def _rekey(keys, dirty, lv_start, lv_w, lv_lw, lv_lib, flat, cell, old_stone, new_stone, lib_delta):
+def _rekey(keys: np.ndarray, dirty: np.ndarray, lv_start: np.ndarray, lv_w: np.ndarray, lv_lw: np.ndarray,
+           lv_lib: np.ndarray, flat: np.ndarray, cell: Int, old_stone: Int, new_stone: Int, lib_delta: Int) -> None:
     """Add a cell's change (stone digit, liberty digit) to the oriented keys of every anchor that reads it.
 
     A pure liberty change (same stone digit) skips the levels without a liberty plane.
@@ -120,7 +125,7 @@ def _rekey(keys, dirty, lv_start, lv_w, lv_lw, lv_lib, flat, cell, old_stone, ne
 
 
 @kernel(cache=True)
-def _legal(board, libs, ko, width, s, colour):
+def _legal(board: np.ndarray, libs: np.ndarray, ko: np.ndarray, width: int, s: int, colour: int) -> bool:
     """True if ``colour`` may play on the empty point ``s`` (not suicide, not a ko recapture)."""
     if board[s] != EMPTY or (ko[0] == s and ko[1] == colour):
         return False
@@ -132,12 +137,12 @@ def _legal(board, libs, ko, width, s, colour):
 
 
 @kernel(cache=True)
-def _canonical(key, n_digits, perms, maps):
+def _canonical(key: int, n_digits: int, perms: np.ndarray, maps: np.ndarray) -> Int:
     """Smallest image of a full key (colour digit first) under a group given as digit perms and value maps."""
     digits = np.empty(n_digits, dtype=np.int64)
     for i in range(n_digits):
         digits[i] = (key >> (2 * (n_digits - 1 - i))) & 3
-    best = key
+    best = np.int64(key)
     for e in range(perms.shape[0]):
         image = np.int64(0)
         for i in range(n_digits):
@@ -147,9 +152,12 @@ def _canonical(key, n_digits, perms, maps):
 
 
 @kernel(cache=True)
-def _candidates(board, libs, ko, size, pad, colour, last, keys, dirty, cache, table, lv_top, lv_tag,
-                d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, label, mark, counter, stack, rows,
-                index_of, points, cand_keys, occ, chosen):
+def _candidates(board: np.ndarray, libs: np.ndarray, ko: np.ndarray, size: int, pad: int, colour: int, last: int,
+                keys: np.ndarray, dirty: np.ndarray, cache: np.ndarray, table: np.ndarray, lv_top: np.ndarray,
+                lv_tag: np.ndarray, d12_offsets: np.ndarray, d12_cands: np.ndarray, d12_perms: np.ndarray,
+                d12_maps: np.ndarray, d12_tag: int, label: np.ndarray, mark: np.ndarray, counter: np.ndarray,
+                stack: np.ndarray, rows: np.ndarray, index_of: np.ndarray, points: np.ndarray, cand_keys: np.ndarray,
+                occ: np.ndarray, chosen: np.ndarray) -> int:
     """Fill the legal points of the position and, per level (then d12), their canonical key and counts.
 
     ``cache[lv, a, view]`` holds (canonical key, occurrence, chosen) of an anchor for a view (0:
@@ -210,7 +218,8 @@ def _candidates(board, libs, ko, size, pad, colour, last, keys, dirty, cache, ta
 
 
 @kernel(cache=True)
-def _tactics(board, libs, width, colour, s, last, mark, stamp, stack, taken):
+def _tactics(board: np.ndarray, libs: np.ndarray, width: int, colour: int, s: int, last: int, mark: np.ndarray,
+             stamp: np.ndarray, stack: np.ndarray, taken: np.ndarray) -> int:
     """Tactical cell of a legal move at ``s``: stones captured, whether they hold the last move, the new
     chain's liberties (1, 2, 3, 4+), whether it ataris an opponent chain, whether it extends a chain in atari.
 
@@ -261,8 +270,10 @@ def tactics_text(cell: int) -> str:
 
 
 @kernel(cache=True)
-def _advance(board, libs, ko, size, pad, colour, row, col, keys, dirty, lv_start, lv_w, lv_lw, lv_lib, flat,
-             seen, mark, counter, stack, captured, changed, old_libs):
+def _advance(board: np.ndarray, libs: np.ndarray, ko: np.ndarray, size: int, pad: int, colour: int, row: int,
+             col: int, keys: np.ndarray, dirty: np.ndarray, lv_start: np.ndarray, lv_w: np.ndarray, lv_lw: np.ndarray,
+             lv_lib: np.ndarray, flat: np.ndarray, seen: np.ndarray, mark: np.ndarray, counter: np.ndarray,
+             stack: np.ndarray, captured: np.ndarray, changed: np.ndarray, old_libs: np.ndarray) -> int:
     """Play a move and bring liberties and oriented keys up to date; returns play_move's status."""
     width = size + 2 * pad
     status, n_captured = play_move(board, size, pad, colour, row, col, ko, mark, counter, stack, captured)
@@ -342,7 +353,7 @@ def levels(names: Sequence[str], *, response: str = RESPONSE) -> Levels:
 
 
 @kernel(cache=True)
-def _buffers(size, n_cells, n_levels, n_d12):
+def _buffers(size: int, n_cells: int, n_levels: int, n_d12: int) -> tuple[np.ndarray, ...]:
     """A game's working arrays for the ranking kernels: key caches, ko, d12 and tactics scratch, candidate rows."""
     n_points = size * size
     return (
@@ -367,7 +378,7 @@ def _buffers(size, n_cells, n_levels, n_d12):
 
 
 @kernel(cache=True)
-def _distance(point, move, size):
+def _distance(point: int, move: int, size: int) -> int:
     """Coulom's distance |dr| + |dc| + max(|dr|, |dc|) between two row-major points; 0 when ``move`` is -1."""
     if move < 0:
         return 0
@@ -376,7 +387,9 @@ def _distance(point, move, size):
 
 
 @kernel(cache=True)
-def _context(n, points, board, libs, size, pad, colour, last, before, t_mark, t_stamp, t_stack, t_taken, out, at):
+def _context(n: int, points: np.ndarray, board: np.ndarray, libs: np.ndarray, size: int, pad: int, colour: int,
+             last: int, before: int, t_mark: np.ndarray, t_stamp: np.ndarray, t_stack: np.ndarray,
+             t_taken: np.ndarray, out: np.ndarray, at: int) -> None:
     """Per candidate point: distances to the last two moves, tactical cell, the point, its line cell
     (gopat.transforms.predict.ranking.LINES); into ``out`` from row ``at``."""
     width = size + 2 * pad
@@ -393,9 +406,13 @@ def _context(n, points, board, libs, size, pad, colour, last, before, t_mark, t_
 
 
 @kernel(cache=True, nogil=True)
-def _game_rows(sizes, setup_start, setups, move_start, moves, first, stop, pad, lv_start, lv_rc, lv_w, lv_lw, lv_lib,
-               lv_top, lv_tag, table, d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, out_occ, out_chosen,
-               out_context, pos_count, pos_played, pos_move):
+def _game_rows(sizes: np.ndarray, setup_start: np.ndarray, setups: np.ndarray, move_start: np.ndarray,
+               moves: np.ndarray, first: int, stop: int, pad: int, lv_start: np.ndarray, lv_rc: np.ndarray,
+               lv_w: np.ndarray, lv_lw: np.ndarray, lv_lib: np.ndarray, lv_top: np.ndarray, lv_tag: np.ndarray,
+               table: np.ndarray, d12_offsets: np.ndarray, d12_cands: np.ndarray, d12_perms: np.ndarray,
+               d12_maps: np.ndarray, d12_tag: int, out_occ: np.ndarray, out_chosen: np.ndarray,
+               out_context: np.ndarray, pos_count: np.ndarray, pos_played: np.ndarray, pos_move: np.ndarray,
+) -> tuple[int, int]:
     """The candidates of every position before a board move of games ``first`` .. ``stop`` - 1.
 
     Per candidate (position after position, row-major within one): occurrence and chosen per level
@@ -442,8 +459,11 @@ def _game_rows(sizes, setup_start, setups, move_start, moves, first, stop, pad, 
 
 
 @kernel(cache=True)
-def _position(size, setup, moves, colour, pad, lv_start, lv_rc, lv_w, lv_lw, lv_lib, lv_top, lv_tag, table,
-              d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag):
+def _position(size: int, setup: np.ndarray, moves: np.ndarray, colour: int, pad: int, lv_start: np.ndarray,
+              lv_rc: np.ndarray, lv_w: np.ndarray, lv_lw: np.ndarray, lv_lib: np.ndarray, lv_top: np.ndarray,
+              lv_tag: np.ndarray, table: np.ndarray, d12_offsets: np.ndarray, d12_cands: np.ndarray,
+              d12_perms: np.ndarray, d12_maps: np.ndarray, d12_tag: int,
+) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Replay ``moves``, then the candidates of ``colour`` as :func:`_game_rows` writes them, and their keys.
 
     Returns (board, n, points, keys, occ, chosen, context); n is -1 - t when move t is illegal.
@@ -481,7 +501,8 @@ class Predictor:
     n_patterns: int
     book: Book
 
-    def _args(self) -> tuple:
+    def _args(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                             np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         lv, n_levels = self.levels, len(self.levels.names)
         return (
             lv.pad, lv.start, lv.rc, lv.weights, lv.lib_weights, lv.has_liberty, lv.top,
@@ -580,7 +601,7 @@ def candidate_rows(predictor: Predictor, games: Sequence[GameMoves], *, batch_ro
         bounds.append((first, stop))
         first = stop
     with ThreadPoolExecutor(threads) as pool:
-        pending: deque[Future] = deque()
+        pending: deque[Future[Rows]] = deque()
         for first, stop in bounds:
             pending.append(pool.submit(batch, first, stop))
             if len(pending) == threads:
@@ -608,7 +629,7 @@ def _book_rows(book: Book, games: Sequence[GameMoves], per_game: list[int], coun
     return out
 
 
-def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
+def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict[str, Any]:
     """Rank all legal points before every board move of ``games`` and measure where the played move ranked.
 
     Returns a JSON-ready dict: ``positions``, ``top1``, ``top5``, ``top10`` (shares of positions
@@ -656,15 +677,16 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict:
 
 def fit(predictor: Predictor, games: Sequence[GameMoves], *, distance: bool = True) -> Weights:
     """Weights for the predictor's levels fitted on every position of ``games`` (which its statistics must not hold)."""
-    index, counts, played = [], [], []
+    index: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
+    played: list[np.ndarray] = []
     for rows in candidate_rows(predictor, games):  # keep only the features (int32) of each batch
         index.append(rows.features())
         counts.append(rows.counts)
         played.append(rows.played)
     if not index:
         raise ValueError("no games to fit on")
-    index, counts, played = np.concatenate(index), np.concatenate(counts), np.concatenate(played)
-    return fit_weights(index, counts, played, levels=predictor.levels.names, response=predictor.levels.response,
+    return fit_weights(np.concatenate(index), np.concatenate(counts), np.concatenate(played), levels=predictor.levels.names, response=predictor.levels.response,
                        distance=distance)
 
 
