@@ -117,15 +117,15 @@ def decode_sgf(data: bytes) -> tuple[str, str, tuple[str, ...]]:
     if bom is not None:
         text = _strict(body, bom[1])
         if text is not None:
-            return text, bom[1], flags + ("bom",)
+            return text, bom[1], (*flags, "bom")
         flags += ("bom",)
-        return body.decode(bom[1], "replace"), bom[1], flags + ("encoding_lossy",)
+        return body.decode(bom[1], "replace"), bom[1], (*flags, "encoding_lossy")
 
     utf16 = _utf16_without_bom(data)
     if utf16 is not None:
         text = _strict(data, utf16)
         if text is not None:
-            return text, utf16, flags + ("utf16_no_bom",)
+            return text, utf16, (*flags, "utf16_no_bom")
 
     for encoding in ("utf-8", "gb18030"):
         text = _strict(data, encoding)
@@ -135,5 +135,5 @@ def decode_sgf(data: bytes) -> tuple[str, str, tuple[str, ...]]:
     as_utf8 = data.decode("utf-8", "replace")
     as_gb = data.decode("gb18030", "replace")
     if as_gb.count("\ufffd") < as_utf8.count("\ufffd"):
-        return as_gb, "gb18030", flags + ("encoding_lossy",)
-    return as_utf8, "utf-8", flags + ("encoding_lossy",)
+        return as_gb, "gb18030", (*flags, "encoding_lossy")
+    return as_utf8, "utf-8", (*flags, "encoding_lossy")

@@ -6,14 +6,13 @@ from collections.abc import Callable, Iterator
 
 from sgfmill import sgf_grammar
 
+from gopat.transforms.games.board import BLACK, WHITE
+from gopat.transforms.games.board import MAX_SIZE as MAX_BOARD_SIZE
+from gopat.transforms.games.board import MIN_SIZE as MIN_BOARD_SIZE
 from gopat.transforms.games.decoding import decode_sgf
 from gopat.transforms.games.errors import RejectError
 
 HEADER_KEYS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
-MIN_BOARD_SIZE = 2
-MAX_BOARD_SIZE = 25
-BLACK = 1
-WHITE = 2
 PASS = -1
 
 # Files in these encodings are tokenised by sgfmill as raw bytes, each value decoded on its own:
@@ -354,5 +353,5 @@ def parse_games(data: bytes) -> list[GameRecord]:
     if not records:
         raise skipped[0]
     if skipped:
-        records = [dataclasses.replace(r, flags=r.flags + ("skipped_trees",)) for r in records]
+        records = [dataclasses.replace(r, flags=(*r.flags, "skipped_trees")) for r in records]
     return records

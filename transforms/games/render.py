@@ -7,8 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from gopat.transforms.games.board import BLACK, WHITE
+
 COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"  # Go board columns, no I
-BLACK, WHITE = 1, 2
 BOARD_FILL, LINE, EDGE_LINE = "#dcb35c", "#3b2f1e", "#1b140b"
 CANDIDATE = "#d62728"
 _FONT = "font-family=\"DejaVu Sans, Arial, sans-serif\""
@@ -31,7 +32,9 @@ def svg_stone(x: float, y: float, radius: float, colour: int, css_class: str = "
             f'class="{css_class} {name}"/>')
 
 
-def svg_text(x: float, y: float, size: float, text: str, colour: str, *, bold: bool = False, css_class: str = "") -> str:
+def svg_text(
+    x: float, y: float, size: float, text: str, colour: str, *, bold: bool = False, css_class: str = ""
+) -> str:
     weight = ' font-weight="bold"' if bold else ""
     kind = f' class="{css_class}"' if css_class else ""
     return (f'<text x="{x:g}" y="{y:g}" font-size="{size:g}"{weight} fill="{colour}" text-anchor="middle" '

@@ -1,4 +1,4 @@
-"""Extraction of raw pattern counts from replayed games: the games as kernel arrays and the compiled replay that keys every anchor."""
+"""Raw pattern counts from replayed games: the games as kernel arrays and the compiled replay keying every anchor."""
 
 from __future__ import annotations
 
@@ -256,7 +256,7 @@ def _config(names: Sequence[str]) -> tuple[int, np.ndarray, np.ndarray, np.ndarr
     # the border holds every anchor of a candidate on the board and every cell of such an anchor
     # (a last_move family is only read around moves whose whole layout is on the board)
     pad = 1
-    for family, geo in zip(families, geometries):
+    for family, geo in zip(families, geometries, strict=True):
         if family.anchor != "last_move":
             reach = np.abs(geo.offsets[:, None, :] - geo.offsets[None, geo.candidates, :]).max()
             pad = max(pad, int(reach), int(np.abs(geo.offsets).max()))

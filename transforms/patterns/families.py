@@ -46,10 +46,7 @@ def _geometry(layout: KeyLayout, anchor: str) -> Geometry:
             raise ValueError(f"a {anchor} layout needs a point at its centroid")
     elif len(near) != 4:
         raise ValueError("a block layout needs an even square with a centre 2x2")
-    if anchor == "last_move":
-        candidates = np.setdiff1d(np.arange(len(points)), near)
-    else:
-        candidates = near
+    candidates = np.setdiff1d(np.arange(len(points)), near) if anchor == "last_move" else near
     return Geometry(offsets=offsets.astype(np.int64), candidates=candidates.astype(np.int64))
 
 
@@ -107,7 +104,8 @@ FAMILIES: dict[str, Family] = _registry(
            "seed 000: 13-point diamond around the last move with liberties, the mover's stone on each empty point"),
     Family("sq3", KeyLayout(square_points(3)), "candidate", "3x3 square centred on each empty point"),
     Family("sq5", KeyLayout(square_points(5)), "candidate", "5x5 square centred on each empty point"),
-    Family("dia13", KeyLayout(DIAMOND13_POINTS), "candidate", "13-point diamond (radius 2) centred on each empty point"),
+    Family("dia13", KeyLayout(DIAMOND13_POINTS), "candidate",
+           "13-point diamond (radius 2) centred on each empty point"),
     Family("blk4", KeyLayout(BLOCK4_POINTS), "block",
            "seed 002: 4x4 blocks whose centre 2x2 holds the empty point, 32-bit quadrant code"),
     Family("lib5", KeyLayout(gridcular_points(2), ("stone", "liberty")), "candidate",

@@ -43,7 +43,7 @@ def export_gnugo(
     centre = size // 2
     for rank, (template, occurrence, chosen, patterns) in enumerate(rows, start=1):
         grid = [[""] * size for _ in range(size)]
-        for (r, c), symbol in zip(cells, template[1:]):
+        for (r, c), symbol in zip(cells, template[1:], strict=False):
             grid[r][c] = symbol
         lines += [
             f"Pattern {family}_{symmetry}_{rank}",

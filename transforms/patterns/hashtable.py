@@ -21,12 +21,18 @@ KEY, _FAM, _OCC, _CHOSEN, _RESULT, _COLUMNS = 0, 1, 2, 4, 6, 8
 
 
 @kernel(cache=True)
-def _home(table: Table, tag: int, key: int) -> Slot:
-    """First slot probed for ``(tag, key)``: murmur3's 64-bit finaliser of the key and family tag."""
-    h = np.uint64(key) ^ (np.uint64(tag) << np.uint64(58))
+def fmix64(h: np.uint64) -> np.uint64:
+    """murmur3's 64-bit finaliser: the hash of a packed key, before masking to a table's size."""
     h = (h ^ (h >> np.uint64(33))) * np.uint64(_MIX1)
     h = (h ^ (h >> np.uint64(33))) * np.uint64(_MIX2)
-    return np.int64((h ^ (h >> np.uint64(33))) & np.uint64(table.shape[0] - 1))
+    return h ^ (h >> np.uint64(33))
+
+
+@kernel(cache=True)
+def _home(table: Table, tag: int, key: int) -> Slot:
+    """First slot probed for ``(tag, key)``: :func:`fmix64` of the key and family tag."""
+    h = np.uint64(key) ^ (np.uint64(tag) << np.uint64(58))
+    return np.int64(fmix64(h) & np.uint64(table.shape[0] - 1))
 
 
 @kernel(cache=True)

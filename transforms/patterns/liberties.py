@@ -1,4 +1,4 @@
-"""Chain liberties kept up to date while a game replays, and the keys of last-move families (d12) with their liberty plane.
+"""Chain liberties kept up to date while a game replays, and the keys of last-move families (d12) with liberties.
 
 Pattern extraction and move prediction both use these kernels.
 """
@@ -38,7 +38,7 @@ def last_move_keys(rows: np.ndarray, n: int, f: int, board: np.ndarray, width: i
         for j in range(offsets.shape[0]):
             cell = last + offsets[j]
             v = board[cell]
-            if (v == BLACK or v == WHITE) and label[cell, 0] != stamp:
+            if (v == BLACK or v == WHITE) and label[cell, 0] != stamp:  # noqa: SIM109 - numba kernel: two compares, no tuple
                 size, libs = flood_chain(board, width, cell, mark, counter, stack, 0)
                 for i in range(size):
                     label[stack[i], 0] = stamp
@@ -97,7 +97,7 @@ def fill_liberties(board: np.ndarray, width: int, libs: np.ndarray, seen: np.nda
     libs[:] = 0
     for cell in range(board.shape[0]):
         v = board[cell]
-        if (v == BLACK or v == WHITE) and seen[cell] != stamp:
+        if (v == BLACK or v == WHITE) and seen[cell] != stamp:  # noqa: SIM109 - numba kernel: two compares, no tuple
             size, count = flood_chain(board, width, cell, mark, counter, stack, 0)
             for k in range(size):
                 seen[stack[k]] = stamp
@@ -129,7 +129,7 @@ def refresh_liberties(board: np.ndarray, width: int, p: int, captured: np.ndarra
         centre = p if i < 0 else captured[i]
         for q in (centre, centre - width, centre - 1, centre + 1, centre + width):
             v = board[q]
-            if (v == BLACK or v == WHITE) and seen[q] != stamp:
+            if (v == BLACK or v == WHITE) and seen[q] != stamp:  # noqa: SIM109 - numba kernel: two compares, no tuple
                 size, count = flood_chain(board, width, q, mark, counter, stack, 0)
                 digit = min(count, 3)
                 for k in range(size):

@@ -7,13 +7,12 @@ from html import escape
 
 import numpy as np
 
+from gopat.transforms.games.board import BLACK, WHITE
 from gopat.transforms.games.render import (
-    BLACK,
     BOARD_FILL,
     CANDIDATE,
     EDGE_LINE,
     LINE,
-    WHITE,
     svg_image,
     svg_stone,
     svg_text,
@@ -25,8 +24,9 @@ from gopat.transforms.patterns.families import FAMILIES, Family
 # per layout point and plane. Stone-plane symbols: digits 0 empty, 1 black, 2 white, 3 off-board
 # and, in don't-care templates, '?' (empty, black or white), 'x' (black or empty), 'o' (white or
 # empty); liberty-plane symbols are the digits 0..3.
-SYMBOLS = "0123?xo"
-STONE_CHARS = ".XO#?xo"  # terminal text of each symbol in the stone plane
+# The wildcards in ASCII order, so that code order = character order (see patterns/templates.py).
+SYMBOLS = "0123?ox"
+STONE_CHARS = ".XO#?ox"  # terminal text of each symbol in the stone plane
 LIBERTY_CHARS = "0123"
 _CODE_OF_BYTE = np.full(256, 255, dtype=np.uint8)
 _CODE_OF_BYTE[np.frombuffer(SYMBOLS.encode(), dtype=np.uint8)] = np.arange(len(SYMBOLS), dtype=np.uint8)
@@ -95,7 +95,7 @@ def _codes(family: str, patterns: np.ndarray | Sequence[str | int]) -> tuple[np.
 
 
 def pattern_texts(family: str, patterns: np.ndarray | Sequence[str | int]) -> np.ndarray:
-    """Terminal diagrams of many keys or templates: the colour to move, then rows of ``.XO#?xo``.
+    """Terminal diagrams of many keys or templates: the colour to move, then rows of ``.XO#?ox``.
 
     ``#`` is off the board; a liberty plane (d12) is drawn beside the stones as digits, like seed
     000. Vectorised: every pattern of a family has the same text layout, so the characters are
@@ -111,7 +111,8 @@ def pattern_text_matrix(family: str, patterns: np.ndarray | Sequence[str | int])
     values = np.asarray(patterns)
     if values.dtype.kind in "iu":  # keys: compiled, no (keys, digits) temporaries
         return digit_text_matrix(
-            _keys(family, values.ravel()), template=template.encode(), colour_words=(b"?????", b"Black", b"White", b"?????"),
+            _keys(family, values.ravel()), template=template.encode(),
+            colour_words=(b"?????", b"Black", b"White", b"?????"),
             slots=[slot for slot, _ in slots], alphabets=[alphabet[:4] for _, alphabet in slots],
         )
     colours, codes = _codes(family, patterns)
@@ -222,7 +223,7 @@ def pattern_svg(family: str, pattern: str | int, *, cell: int = 28, caption: boo
     liberties = codes[0, n_points:] if "liberty" in fam.layout.planes else None
     cells = _grid_cells(fam)
     height, width = (int(v) for v in cells.max(axis=0) + 1)
-    state = {(int(r), int(c)): int(code) for (r, c), code in zip(cells, stone_codes)}
+    state = {(int(r), int(c)): int(code) for (r, c), code in zip(cells, stone_codes, strict=True)}
     top = round(cell * 0.9) if caption else 0
     pad = cell // 2
     size_w, size_h = width * cell + 2 * pad, height * cell + 2 * pad + top
@@ -256,7 +257,7 @@ def pattern_svg(family: str, pattern: str | int, *, cell: int = 28, caption: boo
             parts.append(f'<path d="{"".join(path)}" stroke="{colour}" stroke-width="{stroke}" fill="none" '
                          f'class="{kind}"/>')
     radius = cell * 0.46
-    for i, ((r, c), code) in enumerate(zip(cells.tolist(), stone_codes.tolist())):
+    for i, ((r, c), code) in enumerate(zip(cells.tolist(), stone_codes.tolist(), strict=True)):
         x, y = xy(r, c)
         if code in (BLACK, WHITE):
             parts.append(svg_stone(x, y, radius, code))

@@ -11,14 +11,15 @@ import pyarrow as pa
 
 from gopat.transforms.analytics.sql import positive, run, sql_text
 from gopat.transforms.kernels import kernel
+from gopat.transforms.patterns.canonical import key_strings
 from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.render import STONE_CHARS, SYMBOLS
 from gopat.transforms.patterns.symmetry import Group
 
 # Template cells: the key digits '0' empty, '1' black, '2' white, '3' off-board, then the wildcards
 # '?' (empty, black or white), 'o' (white or empty), 'x' (black or empty); a wildcard never covers
 # off-board. Code = index in SYMBOLS, so code order = character order = canonical order. A template
 # of n digits is packed into an int64, 3 bits a cell, first cell most significant.
-SYMBOLS = "0123?ox"
 _CODE_SETS = np.array([0b0001, 0b0010, 0b0100, 0b1000, 0b0111, 0b0101, 0b0011], dtype=np.uint8)  # bit v = value v
 _CODE_OF_SET = np.full(16, 255, dtype=np.uint8)
 _CODE_OF_SET[_CODE_SETS] = np.arange(len(SYMBOLS), dtype=np.uint8)
@@ -205,9 +206,7 @@ def _template_cover(templates: np.ndarray | Sequence[str], group: Group) -> tupl
     keys = (digits << (2 * np.arange(n - 1, -1, -1, dtype=np.int64))).sum(axis=1)
     canonical, _, _ = group.canonicalize(keys)
     pairs = np.unique(np.stack([owner, canonical], axis=1), axis=0)
-    key_digits = (pairs[:, 1:2] >> (2 * np.arange(n - 1, -1, -1, dtype=np.int64))) & 3
-    key_text = np.ascontiguousarray(_ASCII[key_digits]).view(f"S{n}").ravel().astype(f"U{n}")
-    return pairs[:, 0], key_text
+    return pairs[:, 0], key_strings(pairs[:, 1], n)
 
 
 def template_diagram(family: str, template: str) -> str:
@@ -217,8 +216,8 @@ def template_diagram(family: str, template: str) -> str:
     cells = np.round(points - points.min(axis=0)).astype(int)
     height, width = cells.max(axis=0) + 1
     grid = [[" "] * width for _ in range(height)]
-    for (r, c), symbol in zip(cells, template[1:]):
-        grid[r][c] = ".XO#?ox"[SYMBOLS.index(symbol)]
+    for (r, c), symbol in zip(cells, template[1:], strict=False):
+        grid[r][c] = STONE_CHARS[SYMBOLS.index(symbol)]
     lines = ["".join(row).rstrip() for row in grid]
     return "\n".join([("Black" if template[0] == "1" else "White") + " to move", *lines])
 

@@ -1,4 +1,4 @@
-"""Opening book: the stones of a game's first moves as one whole-board pattern, counted modulo the 8 board symmetries."""
+"""Opening book: the stones of a game's first moves as one whole-board pattern, counted modulo the 8 symmetries."""
 
 from __future__ import annotations
 
@@ -72,7 +72,9 @@ class Book:
     points: np.ndarray
     chosen: np.ndarray
 
-    def counts(self, game: GameMoves, positions: Sequence[tuple[int, np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def counts(
+        self, game: GameMoves, positions: Sequence[tuple[int, np.ndarray]]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per (move number, candidate points) of ``game``: games reaching the position before that move
         and games playing each candidate point there.
 

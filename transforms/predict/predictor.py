@@ -13,8 +13,10 @@ import polars as pl
 
 from gopat.transforms.games.board import BLACK, EMPTY, OK, WHITE, flood_chain, new_board, place_setup, play_move
 from gopat.transforms.kernels import kernel
+from gopat.transforms.patterns.canonical import key_strings
 from gopat.transforms.patterns.extract import GameMoves, pack_games
 from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.hashtable import fmix64
 from gopat.transforms.patterns.liberties import fill_liberties, last_move_keys, refresh_liberties
 from gopat.transforms.patterns.symmetry import d4_point_images
 from gopat.transforms.predict.book import BOOK_MOVES, Book, build_book
@@ -39,7 +41,6 @@ TOP_K = (1, 5, 10)
 _PHASE_STARTS = np.array([lo for lo, _ in PHASES], dtype=np.int64)
 _KEY, _OCC, _CHOSEN = 0, 1, 2  # stats table columns; the key holds the level's tag in bits 60-62
 _TAG_SHIFT, _MAX_KEY_DIGITS = 60, 30
-_MIX1, _MIX2 = 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53  # murmur3 fmix64
 _SWAP = np.array([0, 2, 1, 3], dtype=np.int64)  # colour swap of a stone digit
 Int = int | np.int64  # numba's int64 scalars
 
@@ -47,11 +48,8 @@ Int = int | np.int64  # numba's int64 scalars
 @kernel(cache=True)
 def _slot(table: np.ndarray, packed: Int) -> np.int64:
     """Slot of a packed key (tag << 60 | key) in the open-addressing table, or the free slot where it goes."""
-    h = np.uint64(packed)
-    h = (h ^ (h >> np.uint64(33))) * np.uint64(_MIX1)
-    h = (h ^ (h >> np.uint64(33))) * np.uint64(_MIX2)
     mask = table.shape[0] - 1
-    i = np.int64((h ^ (h >> np.uint64(33))) & np.uint64(mask))
+    i = np.int64(fmix64(np.uint64(packed)) & np.uint64(mask))
     while table[i, _KEY] != 0 and table[i, _KEY] != packed:
         i = (i + 1) & mask
     return i
@@ -686,7 +684,8 @@ def fit(predictor: Predictor, games: Sequence[GameMoves], *, distance: bool = Tr
         played.append(rows.played)
     if not index:
         raise ValueError("no games to fit on")
-    return fit_weights(np.concatenate(index), np.concatenate(counts), np.concatenate(played), levels=predictor.levels.names, response=predictor.levels.response,
+    return fit_weights(np.concatenate(index), np.concatenate(counts), np.concatenate(played),
+                       levels=predictor.levels.names, response=predictor.levels.response,
                        distance=distance)
 
 
@@ -753,13 +752,15 @@ def score_position(predictor: Predictor, game: GameMoves, *, moves: int) -> Posi
     probability = np.exp(scores - scores.max(initial=-np.inf))
     probability /= probability.sum()
     largest = largest_level(index)
+    texts = [key_strings(np.maximum(keys[:n, lv], 0), d) for lv, d in enumerate(digits)]
     candidates = []
     for i in sorted(range(n), key=lambda i: (-scores[i], i)):
         candidates.append(Candidate(
             row=int(points[i]) // size, col=int(points[i]) % size, score=float(scores[i]),
             probability=float(probability[i]), family=names[largest[i]] if largest[i] < len(names) else None,
-            keys=tuple(_key_text(int(keys[i, lv]), d) if keys[i, lv] >= 0 else None for lv, d in enumerate(digits)),
-            occurrence=tuple(int(v) for v in occ[i, :len(digits)]), chosen=tuple(int(v) for v in chosen[i, :len(digits)]),
+            keys=tuple(str(texts[lv][i]) if keys[i, lv] >= 0 else None for lv in range(len(digits))),
+            occurrence=tuple(int(v) for v in occ[i, :len(digits)]),
+            chosen=tuple(int(v) for v in chosen[i, :len(digits)]),
             tactics=int(context[i, 2]), book=(int(reached[i]), int(book[i])),
         ))  # fmt: skip
     pad = predictor.levels.pad
@@ -767,7 +768,3 @@ def score_position(predictor: Predictor, game: GameMoves, *, moves: int) -> Posi
     rows = tuple("".join(".XO#"[board[(r + pad) * width + c + pad]] for c in range(size)) for r in range(size))
     last_move = next(((int(m[1]), int(m[2])) for m in played[:moves][::-1][:1] if m[1] >= 0), None)
     return Position(board=rows, colour=colour, moves=moves, last=last_move, candidates=tuple(candidates))
-
-
-def _key_text(key: int, n_digits: int) -> str:
-    return "".join(str((key >> (2 * (n_digits - 1 - i))) & 3) for i in range(n_digits))

@@ -20,7 +20,8 @@ from gopat.transforms.kernels import kernel
 # pattern's rate, the response pattern and the distance to the last move differently from the endgame.
 # A tactical cell (gopat.transforms.predict.predictor._tactics) is one of TACTICS_CELLS: stones captured, whether they
 # hold the last move, the new chain's liberties, atari, escape from atari. The opening book's counts
-# (gopat.transforms.predict.book: games reaching the whole-board position, games playing the point) bin like a pattern's.
+# (gopat.transforms.predict.book: games reaching the whole-board position, games playing the point) bin like a
+# pattern's.
 # A point's lines (1 = the edge) from its two nearest edges, capped at LINES, give a line cell
 # (nearer - 1) x LINES + (farther - 1): the diamonds cannot tell the 4-4 point from the empty centre.
 RATE_BINS, COUNT_BINS, DISTANCE_BINS, TACTICS_CELLS, LINES = 20, 12, 20, 128, 6
@@ -241,4 +242,5 @@ def fit_weights(index: np.ndarray, counts: np.ndarray, played: np.ndarray, *, le
                             np.asarray(counts, dtype=np.int64), np.asarray(played, dtype=np.int64), l2),
                       options={"maxiter": max_iterations})
     return Weights(levels=tuple(levels), response=response, distance=distance, vector=result.x,
-                   fitted={"positions": len(counts), "loss": round(float(result.fun), 6), "iterations": int(result.nit)})
+                   fitted={"positions": len(counts), "loss": round(float(result.fun), 6),
+                           "iterations": int(result.nit)})

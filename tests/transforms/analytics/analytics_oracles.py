@@ -141,7 +141,7 @@ def generalisations(template: str) -> list[str]:
 
 def inside(small: str, large: str) -> bool:
     """Cell by cell, every value `small` allows is allowed by `large`."""
-    return all(set(WILD_VALUES.get(a, a)) <= set(WILD_VALUES.get(b, b)) for a, b in zip(small, large))
+    return all(set(WILD_VALUES.get(a, a)) <= set(WILD_VALUES.get(b, b)) for a, b in zip(small, large, strict=True))
 
 
 def sq3_stats(games: list[Game]) -> dict[tuple[int, str], tuple[int, int]]:

@@ -104,11 +104,11 @@ def test_n50_is_instant_and_exact():
 
 @pytest.mark.parametrize("bad", [-1, 1.5, True, "3"])
 def test_bad_arguments_raise(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"moves must be an int >= 0"):
         count_games(bad)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"board_size must be an int >= 1"):
         count_games(1, board_size=bad)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"max_moves must be an int >= 0"):
         game_counts_frame(bad)
 
 

@@ -117,7 +117,8 @@ def test_fuseki_years_and_results() -> None:
         game_from_moves("e", opening),
     ]
     headers = [("1999-01-02", "B+R"), ("2003", "W+0.5"), ("12-12-1998", "Draw"), (None, "?"), ("2003-05-05", "B+T")]
-    games = [Game(g.game_id, {**g.headers, "DT": dt, "RE": re_}, 19, (), g.moves) for g, (dt, re_) in zip(games, headers)]
+    games = [Game(g.game_id, {**g.headers, "DT": dt, "RE": re_}, 19, (), g.moves)
+             for g, (dt, re_) in zip(games, headers, strict=True)]
     con = _connection(games)
     build_fuseki(con, moves=3)
     rows = con.execute(
@@ -221,8 +222,8 @@ def test_openings_text_lists_the_most_common_lines(tiny_games: list[Game]) -> No
     assert len(lines) == 2 + 3
     assert f"of {sum(counts.values())} games" in lines[0]
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:3]
-    for line, (sequence, games) in zip(lines[2:], ranked):
-        rank, count, *_ = line.split()
+    for line, (sequence, games) in zip(lines[2:], ranked, strict=True):
+        _rank, count, *_ = line.split()
         spelled = "  ".join(f"{'BW'[i % 2]} {p}" for i, p in enumerate(sequence.split()))
         assert int(count) == games and line.endswith(spelled)
     assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'opening_games'").fetchall()[0][0]

@@ -19,7 +19,10 @@ from gopat.transforms.games.errors import RejectError
 GAME = b"(;GM[1]FF[4]SZ[19];B[pd];W[dd])\n"
 
 
-def outcome(path: Path, limits: Limits = Limits()) -> list[tuple[str, str | int]]:
+DEFAULT_LIMITS = Limits()
+
+
+def outcome(path: Path, limits: Limits = DEFAULT_LIMITS) -> list[tuple[str, str | int]]:
     """(name, reason) for rejects, (name, byte count) for members, in yield order."""
     return [
         (m.name, m.reason) if isinstance(m, MemberReject) else (m.name, len(m.data))

@@ -33,11 +33,11 @@ def test_points_positions_and_sequences() -> None:
     assert stones == [(1, 3, 15), (2, 3, 3), (1, 15, 16)]
     assert labels == {(3, 15): "1", (3, 3): "2", (15, 16): "3"}
     for bad in ("p", "PD", "zz", "p1"):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=r"SGF point|an SGF point is two letters"):
             boards.sgf_point(bad)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a position is 'B:<points>\\|W:<points>'"):
         boards.position_stones("cd dq")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"is off a 19x19 board"):
         boards.point_name(19, 0)
 
 
@@ -56,11 +56,11 @@ def test_board_text_hand_checked() -> None:
         " 1 b . . . . . . . . 1",
         "   A B C D E F G H J",
     ])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"is not \\(1\\|2, row, col\\) on a 9x9 board"):
         boards.board_text(9, [(1, 9, 0)])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"is not \\(1\\|2, row, col\\) on a 9x9 board"):
         boards.board_text(9, [(3, 0, 0)])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"is off the board"):
         boards.board_text(9, marks=[Mark(0, 9, "a")])
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tarfile
 from itertools import product
 
 import numpy as np
@@ -10,16 +9,14 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sgfmill import boards, sgf
+from sgfmill import boards
 
-from gopat.transforms.games.board import replay
 from gopat.transforms.patterns.extract import GameMoves, extract_patterns
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES, PREDICTION_FAMILIES
 from gopat.transforms.patterns.symmetry import parse_key
 from tests.transforms.games.test_board import RulesOracle
 
 B, W = 1, 2
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # ---------------------------------------------------------------------------------------------
 # Layouts written out independently of the code under test (DESIGN §4, seeds 000 and 002).
 SQUARE3 = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
@@ -31,7 +28,8 @@ BLOCK_CELL = {name: (r, c) for r, line in enumerate(QUADRANTS) for c, name in en
 BLOCK_ORDER = [f"{quadrant}-{i}" for quadrant in "ABCD" for i in range(1, 5)]
 BLOCK_CENTRE = [(1, 1), (1, 2), (2, 1), (2, 2)]  # cells of the 4x4 block whose centre 2x2 holds the candidate
 # Stern et al. 2006 / Pachi nested shapes: cells with |dr| + |dc| + max(|dr|, |dc|) <= distance.
-GRIDCULAR = {d: [(dr, dc) for dr in range(-3, 4) for dc in range(-3, 4) if abs(dr) + abs(dc) + max(abs(dr), abs(dc)) <= d]
+GRIDCULAR = {d: [(dr, dc) for dr in range(-3, 4) for dc in range(-3, 4)
+                 if abs(dr) + abs(dc) + max(abs(dr), abs(dc)) <= d]
              for d in (2, 3, 4, 5, 6)}
 CANDIDATE_OFFSETS = {"sq3": SQUARE3, "sq5": SQUARE5, "dia13": DIAMOND, "lib5": GRIDCULAR[2], "lib9": GRIDCULAR[3],
                      "lib13": GRIDCULAR[4], "dia21": GRIDCULAR[5], "dia29": GRIDCULAR[6]}
@@ -185,7 +183,7 @@ def reference_counts(games: list[tuple[int, boards.Board, list]], families: tupl
     for family, parts in occurrences.items():
         if parts:
             keys, n = np.unique(np.concatenate(parts), return_counts=True)
-            counts.update({(family, key): [count, 0, 0] for key, count in zip(keys.tolist(), n.tolist())})
+            counts.update({(family, key): [count, 0, 0] for key, count in zip(keys.tolist(), n.tolist(), strict=True)})
     for key, (occurrence, picked, result) in chosen.items():
         row = counts.setdefault(key, [0, 0, 0])
         row[0] += occurrence
@@ -207,50 +205,6 @@ def merge(total: dict, part: dict) -> None:
         row[0] += o
         row[1] += c
         row[2] |= r
-
-
-def raw_point(value: bytes, size: int) -> tuple[int, int]:
-    text = value.decode("ascii")
-    if text == "" or (text == "tt" and size <= 19):
-        return -1, -1
-    return LETTERS.index(text[1]), LETTERS.index(text[0])
-
-
-@pytest.fixture(scope="module")
-def real_games(tiny_archive) -> list[tuple[GameMoves, boards.Board, list]]:
-    """~20 tiny-corpus games with moves, two of them with handicap stones, legal prefixes."""
-    games, handicap = [], 0
-    with tarfile.open(tiny_archive) as tar:
-        for member in tar.getmembers():
-            if not member.name.endswith(".sgf"):
-                continue
-            game = sgf.Sgf_game.from_bytes(tar.extractfile(member).read())
-            root, size = game.get_root(), game.get_size()
-            nodes = game.get_main_sequence()[1:]
-            has_setup = root.has_property("AB") or root.has_property("AW")
-            if len(nodes) < 20 or (has_setup and handicap == 2) or (not has_setup and len(games) - handicap >= 18):
-                continue
-            setup = [(colour, *raw_point(v, size)) for colour, prop in ((B, "AB"), (W, "AW"))
-                     if root.has_property(prop) for v in root.get_raw_list(prop)]
-            moves = []
-            for node in nodes:
-                colour, value = node.get_raw_move()
-                if colour is not None:
-                    moves.append((B if colour == "b" else W, *raw_point(value, size)))
-            setup_arr = np.array(setup, dtype=np.int16).reshape(-1, 3)
-            moves_arr = np.array(moves, dtype=np.int16).reshape(-1, 3)
-            legal, _ = replay(size, setup_arr, moves_arr)
-            start = boards.Board(size)
-            for colour, (row, col) in [("b", p) for p in root.get_setup_stones()[0]] + \
-                                      [("w", p) for p in root.get_setup_stones()[1]]:
-                start.play(row, col, colour)
-            plays = [node.get_move() for node in nodes if node.get_move()[0] is not None][:legal]
-            games.append((GameMoves(size, setup_arr, moves_arr[:legal]), start, plays))
-            handicap += has_setup
-            if len(games) == 20:
-                break
-    assert len(games) == 20 and handicap == 2
-    return games
 
 
 @pytest.mark.parametrize(("families", "n_games"), [(DEFAULT_FAMILIES, 20), (PREDICTION_FAMILIES, 8)])
@@ -315,7 +269,8 @@ def random_games(draw):
     for _ in range(draw(st.integers(0, 3))):
         colour, r, c = draw(st.sampled_from((B, W))), draw(st.integers(0, size - 1)), draw(st.integers(0, size - 1))
         if legal_here(oracle, colour, r, c) and not any(
-            oracle.cells[rr][cc] == 3 - colour and len(oracle.chain(rr, cc)[1]) == 1 for rr, cc in oracle.neighbours(r, c)
+            oracle.cells[rr][cc] == 3 - colour and len(oracle.chain(rr, cc)[1]) == 1
+            for rr, cc in oracle.neighbours(r, c)
         ):  # setup stones never capture: keep only those that take no chain's last liberty
             setup.append((colour, r, c))
             oracle.cells[r][c] = colour
@@ -359,7 +314,9 @@ def test_all_families_match_the_reference_on_random_small_board_games(games):
 
 
 def d12_frame(setup: list, moves: list, size: int = 19) -> dict:
-    game = GameMoves(size, np.array(setup, dtype=np.int16).reshape(-1, 3), np.array(moves, dtype=np.int16).reshape(-1, 3))
+    game = GameMoves(
+        size, np.array(setup, dtype=np.int16).reshape(-1, 3), np.array(moves, dtype=np.int16).reshape(-1, 3)
+    )
     frame, chosen_events = extract_patterns([game], families=("d12",))
     counts = {key: (o, c) for _, key, o, c, _ in frame.iter_rows()}
     assert chosen_events["d12"] == sum(c for _, c in counts.values())
@@ -443,7 +400,7 @@ def test_blk4_result_mask_marks_who_played_where():
 
 def test_bad_input_is_a_value_error():
     legal = GameMoves(5, np.zeros((0, 3), dtype=np.int16), np.array([(B, 0, 0)], dtype=np.int16))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"families must be distinct names"):
         extract_patterns([legal], families=("nope",))
     illegal = GameMoves(5, np.zeros((0, 3), dtype=np.int16), np.array([(B, 0, 0), (W, 0, 0)], dtype=np.int16))
     with pytest.raises(ValueError, match="occupied"):

@@ -87,7 +87,7 @@ def test_hand_checked_texts() -> None:
     assert render.pattern_text("blk4", "1" + "1" + "0" * 14 + "2") == "Black to move\nX...\n....\n.O..\n...."
 
 
-@pytest.mark.parametrize("family, pattern, message", [
+@pytest.mark.parametrize(("family", "pattern", "message"), [
     ("sq3", 0, "not a sq3 key"),
     ("sq3", parse_key("3000000000"), "not a sq3 key"),
     ("sq3", -1, "not a sq3 key"),
@@ -142,8 +142,8 @@ def test_pattern_svg_draws_each_cell_where_the_layout_puts_it(case: tuple[str, l
     for key in keys:
         digits = decode(key, layout.n_digits)
         root = _svg(render.pattern_svg(family, key, cell=cell))
-        expected = {colour: sorted((int(r - rmin), int(c - cmin)) for (r, c), d in zip(layout.points, digits[1:])
-                                   if d == value)
+        stones = list(zip(layout.points, digits[1:], strict=False))  # the stone digits; a liberty plane follows
+        expected = {colour: sorted((int(r - rmin), int(c - cmin)) for (r, c), d in stones if d == value)
                     for colour, value in (("black", 1), ("white", 2), ("off-board", 3))}
         for colour in ("black", "white"):
             drawn = sorted(_cell_of(e, cell, top) for e in _classed(root, "circle", colour)
@@ -218,5 +218,5 @@ def test_stones_and_diagram():
     assert stones("d12", np.array([example, 1 << 52])).tolist() == [3, 0]  # its diagram: test_render.py
     assert diagram("sq3", parse_key("2" "333" "310" "302")) == "White to move\n###\n#X.\n#.O"
     assert stones("sq3", np.array([parse_key("2" "333" "310" "302")])).tolist() == [2]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"is not a sq3 key"):
         diagram("sq3", parse_key("0" "000" "000" "000"))

@@ -14,7 +14,9 @@ ALL_POINTS = np.arange(BOOK_SIZE * BOOK_SIZE)
 
 
 def game(moves: list[tuple[int, int, int]], *, size: int = BOOK_SIZE, setup: tuple = ()) -> GameMoves:
-    return GameMoves(size, np.array(setup, dtype=np.int16).reshape(-1, 3), np.array(moves, dtype=np.int16).reshape(-1, 3))
+    return GameMoves(
+        size, np.array(setup, dtype=np.int16).reshape(-1, 3), np.array(moves, dtype=np.int16).reshape(-1, 3)
+    )
 
 
 def alternate(points: list[tuple[int, int]]) -> GameMoves:

@@ -1,4 +1,4 @@
-"""Move prediction against a slow reference: legal points, canonical keys, features, scores and ranks, position by position."""
+"""Move prediction against a slow reference: legal points, canonical keys, features, scores and ranks, per position."""
 
 from __future__ import annotations
 
@@ -44,7 +44,6 @@ from tests.transforms.patterns.test_extract import (
     chain,
     d12_keys,
     digits_key,
-    real_games,  # noqa: F401 - the shared module fixture
 )
 
 B, W = 1, 2
@@ -200,8 +199,8 @@ def reference_scores(pos: dict, counts: dict, weights: Weights) -> list[tuple[fl
 
     def bins(occurrence: int, chosen: int) -> tuple[int, int]:
         rate = (chosen + 0.5) / (occurrence + 1)
-        return (min(int(math.floor(-2 * math.log2(rate))), RATE_BINS - 1),
-                min(int(math.floor(math.log2(max(occurrence, 1)))), COUNT_BINS - 1))
+        return (min(math.floor(-2 * math.log2(rate)), RATE_BINS - 1),
+                min(math.floor(math.log2(max(occurrence, 1))), COUNT_BINS - 1))
 
     def rate_cell(occurrence: int, chosen: int) -> int:
         rate, count = bins(occurrence, chosen)
@@ -227,7 +226,8 @@ def reference_scores(pos: dict, counts: dict, weights: Weights) -> list[tuple[fl
         for group, level in (("largest", largest), ("below", below)):
             rate, count = bins(*seen[level]) if level is not None else (0, 0)  # none: the cell after the levels'
             cells[group] = (n if level is None else level) * block + rate * COUNT_BINS + count
-        largest_rate = (n if largest is None else largest) * RATE_BINS + (bins(*seen[largest])[0] if largest is not None else 0)
+        largest_rate = ((n if largest is None else largest) * RATE_BINS
+                        + (bins(*seen[largest])[0] if largest is not None else 0))
         response = counts.get((RESPONSE, pos["keys"][RESPONSE][i]), (0, 0))
         rate, count = bins(*response) if pos["keys"][RESPONSE][i] is not None and response[0] >= 1 else (RATE_BINS, 0)
         cells["response"] = rate * COUNT_BINS + count
@@ -258,12 +258,15 @@ def counts_of(stats: pl.DataFrame) -> dict:
 
 
 def game(size: int, setup: list, moves: list) -> GameMoves:
-    return GameMoves(size, np.array(setup, dtype=np.int16).reshape(-1, 3), np.array(moves, dtype=np.int16).reshape(-1, 3))
+    return GameMoves(
+        size, np.array(setup, dtype=np.int16).reshape(-1, 3), np.array(moves, dtype=np.int16).reshape(-1, 3)
+    )
 
 
 def ascii_setup(text: str) -> tuple[int, list]:
     rows = ["".join(line.split()) for line in text.strip().splitlines()]
-    return len(rows), [({"X": B, "O": W}[ch], r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch in "XO"]
+    return len(rows), [({"X": B, "O": W}[ch], r, c)
+                       for r, row in enumerate(rows) for c, ch in enumerate(row) if ch in "XO"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,7 +306,8 @@ def check_positions(games: list[GameMoves], training: list[GameMoves]) -> None:
             order = sorted(range(len(scores)), key=lambda i: (-scores[i][0], i))
             assert [(c.row, c.col) for c in got.candidates] == [pos["points"][i] for i in order]
             rank = order.index(pos["points"].index(pos["played"])) + 1
-            phase = next(i for i, (lo, hi) in enumerate(PHASES) if lo <= pos["move"] and (hi is None or pos["move"] <= hi))
+            phase = next(i for i, (lo, hi) in enumerate(PHASES)
+                         if lo <= pos["move"] and (hi is None or pos["move"] <= hi))
             positions[phase] += 1
             hits[phase] += [rank <= k for k in TOP_K]
     result = evaluate(predictor, games)
@@ -351,7 +355,7 @@ def test_keys_scores_and_ranks_match_the_reference_on_random_small_board_games(p
 def test_keys_scores_and_ranks_match_the_reference_on_real_games(real_games):
     games = [g for g, _, _ in real_games]
     test = [GameMoves(g.board_size, g.setup, g.moves[:40]) for g in games[:2]]
-    check_positions(test, games[2:] + [games[0]])
+    check_positions(test, [*games[2:], games[0]])
 
 
 def test_a_game_in_its_own_statistics_matches_its_largest_pattern_every_time(real_games):
@@ -404,7 +408,8 @@ def test_a_capture_learned_from_statistics_ranks_first_with_its_counts():
     assert sum(c.probability for c in position.candidates) == pytest.approx(1.0)
     # every other point has the same features (nothing seen, no last move), so one score, in row-major order;
     # the sq3 row was ignored
-    assert len({c.score for c in position.candidates[1:]}) == 1 and all(c.family is None for c in position.candidates[1:])
+    assert len({c.score for c in position.candidates[1:]}) == 1
+    assert all(c.family is None for c in position.candidates[1:])
     assert best.probability > position.candidates[1].probability
     rest = [(c.row, c.col) for c in position.candidates[1:]]
     assert rest == sorted(rest) and len(rest) == 25 - 4 - 1
@@ -458,7 +463,8 @@ def test_suicide_and_ko_recapture_points_are_not_candidates():
     white = score_position(predictor, taken, moves=1)
     empty = {(r, c) for r, row in enumerate(white.board) for c, ch in enumerate(row) if ch == "."}
     # (1,1): ko; (3,1), and the edge points (0,0), (2,0), (4,0) between black stones: suicide
-    assert white.colour == W and {(c.row, c.col) for c in white.candidates} == empty - {(1, 1), (3, 1), (0, 0), (2, 0), (4, 0)}
+    assert white.colour == W
+    assert {(c.row, c.col) for c in white.candidates} == empty - {(1, 1), (3, 1), (0, 0), (2, 0), (4, 0)}
     # after a pass each the ko is lifted
     later = score_position(predictor, taken, moves=3)
     assert later.colour == W and (1, 1) in {(c.row, c.col) for c in later.candidates}
@@ -475,16 +481,16 @@ def test_colour_to_move_and_move_bounds():
     assert score_position(predictor, played, moves=2).last == (2, 2)
     assert score_position(predictor, played, moves=2).board[4][4] == "X"
     for bad in (-1, 3, True):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=r"the move number must be within"):
             score_position(predictor, played, moves=bad)
 
 
 def test_levels_and_weights_reject_bad_input(tmp_path):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"is not a candidate pattern family"):
         levels(["blk4"])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"levels must be distinct family names"):
         levels(["dia29", "dia29"])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"is not a last_move family with liberties"):
         levels(["lib5"], response="sq3")
     with pytest.raises(ValueError, match="do not fit"):
         Weights(levels=("lib5",), response=RESPONSE, distance=True, vector=WEIGHTS.vector)
