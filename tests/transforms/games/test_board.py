@@ -227,7 +227,7 @@ def test_occupied_and_off_board():
     for row, col in ((2, 0), (0, 2), (-1, 0), (0, -1), (-2, -2)):
         with pytest.raises(ValueError, match="off_board"):
             b.play(W, row, col)
-    with pytest.raises(ValueError, match=r"colour must be 1 \\(black\\) or 2 \\(white\\)"):
+    with pytest.raises(ValueError, match=r"colour must be 1 \(black\) or 2 \(white\)"):
         b.play(3, 1, 1)
     assert b[5, 5] == 3 and b[-1, 0] == 3 and b[0, 0] == B and b[1, 1] == 0
 
@@ -240,7 +240,7 @@ def test_ascii_round_trip_and_bad_ascii():
         with pytest.raises(ValueError, match=r"ASCII board must be a square|unknown board character"):
             Board.from_ascii(bad)
     for size in (1, 26):
-        with pytest.raises(ValueError, match=r"board size \\d+ not in 2\\.\\.25"):
+        with pytest.raises(ValueError, match=r"board size \d+ not in 2\.\.25"):
             Board(size)
 
 
@@ -269,7 +269,7 @@ def test_replay_setup_later_stone_wins_and_is_not_captured():
         replay(3, moves_array([(B, 3, 0)]), moves_array([]))
     with pytest.raises(ValueError, match=r"moves colour must be 1"):
         replay(3, moves_array([]), moves_array([(0, 1, 1)]))
-    with pytest.raises(ValueError, match=r"board size 30 not in 2\\.\\.25"):
+    with pytest.raises(ValueError, match=r"board size 30 not in 2\.\.25"):
         replay(30, moves_array([]), moves_array([]))
 
 

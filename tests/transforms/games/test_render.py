@@ -56,9 +56,9 @@ def test_board_text_hand_checked() -> None:
         " 1 b . . . . . . . . 1",
         "   A B C D E F G H J",
     ])
-    with pytest.raises(ValueError, match=r"is not \\(1\\|2, row, col\\) on a 9x9 board"):
+    with pytest.raises(ValueError, match=r"is not \(1\|2, row, col\) on a 9x9 board"):
         boards.board_text(9, [(1, 9, 0)])
-    with pytest.raises(ValueError, match=r"is not \\(1\\|2, row, col\\) on a 9x9 board"):
+    with pytest.raises(ValueError, match=r"is not \(1\|2, row, col\) on a 9x9 board"):
         boards.board_text(9, [(3, 0, 0)])
     with pytest.raises(ValueError, match=r"is off the board"):
         boards.board_text(9, marks=[Mark(0, 9, "a")])
