@@ -66,7 +66,8 @@ def run_suggest(args: argparse.Namespace) -> int:
     from gopat.transforms.games.render import Mark, board_text, point_name
     from gopat.transforms.patterns.families import FAMILIES
     from gopat.transforms.patterns.render import pattern_text
-    from gopat.transforms.predict.predictor import score_position, tactics_text
+    from gopat.transforms.predict.candidates import tactics_text
+    from gopat.transforms.predict.predictor import score_position
     from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, load_weights
 
     if not 1 <= args.top <= len(LABELS):

@@ -11,17 +11,14 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from gopat.transforms.games.board import BLACK, EMPTY, OK, WHITE, flood_chain, new_board, place_setup, play_move
-from gopat.transforms.kernels import kernel
+from gopat.transforms.games.board import BLACK, WHITE
 from gopat.transforms.patterns.canonical import key_strings
 from gopat.transforms.patterns.extract import GameMoves, pack_games
 from gopat.transforms.patterns.families import FAMILIES
-from gopat.transforms.patterns.hashtable import fmix64
-from gopat.transforms.patterns.liberties import fill_liberties, last_move_keys, refresh_liberties
 from gopat.transforms.patterns.symmetry import d4_point_images
 from gopat.transforms.predict.book import BOOK_MOVES, Book, build_book
+from gopat.transforms.predict.candidates import game_rows, position_rows
 from gopat.transforms.predict.ranking import (
-    LINES,
     Weights,
     feature_index,
     fit_weights,
@@ -29,265 +26,18 @@ from gopat.transforms.predict.ranking import (
     load_weights,
     ranks,
 )
+from gopat.transforms.predict.replay import fill_table
 
 # The nested levels a predictor may use, largest first: diamonds of growing size around the
 # candidate (Stern et al. 2006, Pachi), liberty counts on the cells up to 13 points (a key holds at
 # most 31 base-4 digits). A weights file (transforms/predict/ranking.py) names the levels it was fitted for.
 LEVELS: tuple[str, ...] = ("dia29", "dia21", "lib13", "lib9", "lib5")
-RESPONSE = "d12"  # the seed's response pattern around the last move
+RESPONSE = "d12"  # the response pattern around the last move (docs/patterns.md#d12)
 PHASES: tuple[tuple[int, int | None], ...] = ((1, 30), (31, 100), (101, 200), (201, None))
 TOP_K = (1, 5, 10)
 
 _PHASE_STARTS = np.array([lo for lo, _ in PHASES], dtype=np.int64)
-_KEY, _OCC, _CHOSEN = 0, 1, 2  # stats table columns; the key holds the level's tag in bits 60-62
-_TAG_SHIFT, _MAX_KEY_DIGITS = 60, 30
-_SWAP = np.array([0, 2, 1, 3], dtype=np.int64)  # colour swap of a stone digit
-Int = int | np.int64  # numba's int64 scalars
-
-
-@kernel(cache=True)
-def _slot(table: np.ndarray, packed: Int) -> np.int64:
-    """Slot of a packed key (tag << 60 | key) in the open-addressing table, or the free slot where it goes."""
-    mask = table.shape[0] - 1
-    i = np.int64(fmix64(np.uint64(packed)) & np.uint64(mask))
-    while table[i, _KEY] != 0 and table[i, _KEY] != packed:
-        i = (i + 1) & mask
-    return i
-
-
-@kernel(cache=True, nogil=True)
-def _fill_table(table: np.ndarray, tags: np.ndarray, keys: np.ndarray, occurrence: np.ndarray, chosen: np.ndarray,
-) -> None:
-    for r in range(keys.shape[0]):
-        packed = (tags[r] << _TAG_SHIFT) | keys[r]
-        i = _slot(table, packed)
-        table[i, _KEY] = packed
-        table[i, _OCC] += occurrence[r]
-        table[i, _CHOSEN] += chosen[r]
-
-
-@kernel(cache=True)
-def _lookup(table: np.ndarray, tag: int, key: Int) -> tuple[int, int]:
-    i = _slot(table, (tag << _TAG_SHIFT) | key)
-    return table[i, _OCC], table[i, _CHOSEN]
-
-
-@kernel(cache=True)
-def _start_game(size: int, setup: np.ndarray, pad: int, n_levels: int, lv_start: np.ndarray, lv_rc: np.ndarray,
-                lv_w: np.ndarray, lv_lw: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Board, liberties and the 2 x 8 oriented keys of every on-board anchor of every level."""
-    width = size + 2 * pad
-    n_cells = width * width
-    board = new_board(size, pad)
-    place_setup(board, size, pad, setup)
-    libs = np.zeros(n_cells, dtype=np.int8)
-    seen = np.zeros(n_cells, dtype=np.int64)
-    mark = np.zeros(n_cells, dtype=np.int64)
-    counter = np.zeros(3, dtype=np.int64)
-    stack = np.empty(n_cells, dtype=np.int64)
-    fill_liberties(board, width, libs, seen, counter, mark, stack)
-    flat = lv_rc[:, 0] * width + lv_rc[:, 1]
-    keys = np.zeros((n_levels, n_cells, 2, 8), dtype=np.int64)
-    for lv in range(n_levels):
-        for r in range(size):
-            for c in range(size):
-                a = (r + pad) * width + c + pad
-                for j in range(lv_start[lv], lv_start[lv + 1]):
-                    cell = a + flat[j]
-                    v = board[cell]
-                    lib = libs[cell]
-                    for g in range(8):
-                        keys[lv, a, 0, g] += v * lv_w[g, j] + lib * lv_lw[g, j]
-                        keys[lv, a, 1, g] += _SWAP[v] * lv_w[g, j] + lib * lv_lw[g, j]
-    return board, libs, seen, mark, counter, stack, flat, keys
-
-
-@kernel(cache=True)
-def _rekey(keys: np.ndarray, dirty: np.ndarray, lv_start: np.ndarray, lv_w: np.ndarray, lv_lw: np.ndarray,
-           lv_lib: np.ndarray, flat: np.ndarray, cell: Int, old_stone: Int, new_stone: Int, lib_delta: Int) -> None:
-    """Add a cell's change (stone digit, liberty digit) to the oriented keys of every anchor that reads it.
-
-    A pure liberty change (same stone digit) skips the levels without a liberty plane.
-    """
-    for lv in range(keys.shape[0]):
-        if old_stone == new_stone and not lv_lib[lv]:
-            continue
-        for j in range(lv_start[lv], lv_start[lv + 1]):
-            a = cell - flat[j]
-            for g in range(8):
-                lib = lib_delta * lv_lw[g, j]
-                keys[lv, a, 0, g] += (new_stone - old_stone) * lv_w[g, j] + lib
-                keys[lv, a, 1, g] += (_SWAP[new_stone] - _SWAP[old_stone]) * lv_w[g, j] + lib
-            dirty[lv, a, 0] = True
-            dirty[lv, a, 1] = True
-
-
-@kernel(cache=True)
-def _legal(board: np.ndarray, libs: np.ndarray, ko: np.ndarray, width: int, s: int, colour: int) -> bool:
-    """True if ``colour`` may play on the empty point ``s`` (not suicide, not a ko recapture)."""
-    if board[s] != EMPTY or (ko[0] == s and ko[1] == colour):
-        return False
-    for q in (s - width, s - 1, s + 1, s + width):
-        v = board[q]
-        if v == EMPTY or (v == colour and libs[q] >= 2) or (v == 3 - colour and libs[q] == 1):
-            return True
-    return False
-
-
-@kernel(cache=True)
-def _canonical(key: int, n_digits: int, perms: np.ndarray, maps: np.ndarray) -> Int:
-    """Smallest image of a full key (colour digit first) under a group given as digit perms and value maps."""
-    digits = np.empty(n_digits, dtype=np.int64)
-    for i in range(n_digits):
-        digits[i] = (key >> (2 * (n_digits - 1 - i))) & 3
-    best = np.int64(key)
-    for e in range(perms.shape[0]):
-        image = np.int64(0)
-        for i in range(n_digits):
-            image = image * 4 + maps[e, i, digits[perms[e, i]]]
-        best = min(best, image)
-    return best
-
-
-@kernel(cache=True)
-def _candidates(board: np.ndarray, libs: np.ndarray, ko: np.ndarray, size: int, pad: int, colour: int, last: int,
-                keys: np.ndarray, dirty: np.ndarray, cache: np.ndarray, table: np.ndarray, lv_top: np.ndarray,
-                lv_tag: np.ndarray, d12_offsets: np.ndarray, d12_cands: np.ndarray, d12_perms: np.ndarray,
-                d12_maps: np.ndarray, d12_tag: int, label: np.ndarray, mark: np.ndarray, counter: np.ndarray,
-                stack: np.ndarray, rows: np.ndarray, index_of: np.ndarray, points: np.ndarray, cand_keys: np.ndarray,
-                occ: np.ndarray, chosen: np.ndarray) -> int:
-    """Fill the legal points of the position and, per level (then d12), their canonical key and counts.
-
-    ``cache[lv, a, view]`` holds (canonical key, occurrence, chosen) of an anchor for a view (0:
-    black to move, 1: white to move, colours swapped so that the mover is black) and is refreshed
-    only when ``dirty``. d12 columns are (-1, 0, 0) for points without a response pattern. Returns
-    the number of legal points.
-    """
-    width = size + 2 * pad
-    view = colour - 1
-    n_levels = keys.shape[0]
-    n = 0
-    for r in range(size):
-        for c in range(size):
-            s = (r + pad) * width + c + pad
-            if not _legal(board, libs, ko, width, s, colour):
-                continue
-            index_of[s] = n
-            points[n] = r * size + c
-            for lv in range(n_levels):
-                if dirty[lv, s, view]:
-                    best = keys[lv, s, view, 0]
-                    for g in range(1, 8):
-                        best = min(best, keys[lv, s, view, g])
-                    key = lv_top[lv] + best
-                    o, h = _lookup(table, lv_tag[lv], key)
-                    cache[lv, s, view, 0] = key
-                    cache[lv, s, view, 1] = o
-                    cache[lv, s, view, 2] = h
-                    dirty[lv, s, view] = False
-                cand_keys[n, lv] = cache[lv, s, view, 0]
-                occ[n, lv] = cache[lv, s, view, 1]
-                chosen[n, lv] = cache[lv, s, view, 2]
-            cand_keys[n, n_levels] = -1
-            occ[n, n_levels] = 0
-            chosen[n, n_levels] = 0
-            n += 1
-    if d12_tag >= 0 and last >= 0:
-        lr, lc = last // width - pad, last % width - pad
-        if lr >= 2 and lr <= size - 3 and lc >= 2 and lc <= size - 3:
-            n_digits = d12_perms.shape[1]
-            d12_flat = d12_offsets[:, 0] * width + d12_offsets[:, 1]
-            last_move_keys(rows, 0, 0, board, width, last, -1, colour, d12_flat, d12_cands, True,
-                           label, mark, counter, stack)
-            i = 0
-            for k in range(d12_cands.shape[0]):
-                s = last + d12_flat[d12_cands[k]]
-                if board[s] != EMPTY:
-                    continue
-                if _legal(board, libs, ko, width, s, colour):
-                    full = (np.int64(colour) << (2 * (n_digits - 1))) | rows[i, 0]
-                    key = _canonical(full, n_digits, d12_perms, d12_maps)
-                    o, h = _lookup(table, d12_tag, key)
-                    cand_keys[index_of[s], n_levels] = key
-                    occ[index_of[s], n_levels] = o
-                    chosen[index_of[s], n_levels] = h
-                i += 1
-    return n
-
-
-@kernel(cache=True)
-def _tactics(board: np.ndarray, libs: np.ndarray, width: int, colour: int, s: int, last: int, mark: np.ndarray,
-             stamp: np.ndarray, stack: np.ndarray, taken: np.ndarray) -> int:
-    """Tactical cell of a legal move at ``s``: stones captured, whether they hold the last move, the new
-    chain's liberties (1, 2, 3, 4+), whether it ataris an opponent chain, whether it extends a chain in atari.
-
-    ``libs`` are the chains' liberties capped at 3 (see fill_liberties). The move is tried on
-    ``board`` and taken back. ``mark``, ``stack`` and ``taken`` are scratch arrays of the board's
-    length, ``stamp`` the one-element stamp counter of ``mark`` (see flood_chain).
-    """
-    opponent = 3 - colour
-    captured, captures_last, atari, escape = 0, 0, 0, 0
-    for q in (s - width, s - 1, s + 1, s + width):
-        v = board[q]
-        if v == opponent and libs[q] == 1:
-            seen = False
-            for k in range(captured):
-                seen = seen or taken[k] == q
-            if not seen:
-                n, _ = flood_chain(board, width, q, mark, stamp, stack, 0)
-                taken[captured:captured + n] = stack[:n]
-                captured += n
-        elif v == opponent and libs[q] == 2:
-            atari = 1
-        elif v == colour and libs[q] == 1:
-            escape = 1
-    board[s] = colour
-    for k in range(captured):
-        board[taken[k]] = EMPTY
-        captures_last = captures_last or taken[k] == last
-    _, after = flood_chain(board, width, s, mark, stamp, stack, 4)
-    board[s] = EMPTY
-    for k in range(captured):
-        board[taken[k]] = opponent
-    size_bin = 0 if captured == 0 else 1 if captured == 1 else 2 if captured <= 3 else 3
-    return (((size_bin * 2 + captures_last) * 4 + after - 1) * 2 + atari) * 2 + escape
-
-
-def tactics_text(cell: int) -> str:
-    """A tactical cell (:func:`_tactics`) in words, e.g. "captures 2-3 (the last move), 4+ liberties, atari"."""
-    rest, escape = divmod(cell, 2)
-    rest, atari = divmod(rest, 2)
-    rest, liberties = divmod(rest, 4)
-    size_bin, captures_last = divmod(rest, 2)
-    words = []
-    if size_bin:
-        words.append(f"captures {('1', '2-3', '4+')[size_bin - 1]}" + (" (the last move)" if captures_last else ""))
-    words.append(f"{('1', '2', '3', '4+')[liberties]} {'liberty' if liberties == 0 else 'liberties'}")
-    words += ["atari"] * atari + ["escapes atari"] * escape
-    return ", ".join(words)
-
-
-@kernel(cache=True)
-def _advance(board: np.ndarray, libs: np.ndarray, ko: np.ndarray, size: int, pad: int, colour: int, row: int,
-             col: int, keys: np.ndarray, dirty: np.ndarray, lv_start: np.ndarray, lv_w: np.ndarray, lv_lw: np.ndarray,
-             lv_lib: np.ndarray, flat: np.ndarray, seen: np.ndarray, mark: np.ndarray, counter: np.ndarray,
-             stack: np.ndarray, captured: np.ndarray, changed: np.ndarray, old_libs: np.ndarray) -> int:
-    """Play a move and bring liberties and oriented keys up to date; returns play_move's status."""
-    width = size + 2 * pad
-    status, n_captured = play_move(board, size, pad, colour, row, col, ko, mark, counter, stack, captured)
-    if status != OK or row < 0:
-        return status
-    p = (row + pad) * width + col + pad
-    _rekey(keys, dirty, lv_start, lv_w, lv_lw, lv_lib, flat, p, EMPTY, colour, 0)
-    for i in range(n_captured):
-        _rekey(keys, dirty, lv_start, lv_w, lv_lw, lv_lib, flat, captured[i], 3 - colour, EMPTY, 0)
-    n_changed = refresh_liberties(board, width, p, captured, n_captured, libs, changed, old_libs, seen, counter,
-                                  mark, stack)
-    for i in range(n_changed):
-        cell = changed[i]
-        stone = np.int64(board[cell])
-        _rekey(keys, dirty, lv_start, lv_w, lv_lw, lv_lib, flat, cell, stone, stone, np.int64(libs[cell]) - old_libs[i])
-    return status
+MAX_KEY_DIGITS = 30  # a level key's digits below the tag (replay.TAG_SHIFT)
 
 
 @dataclass(frozen=True)
@@ -320,8 +70,8 @@ def levels(names: Sequence[str], *, response: str = RESPONSE) -> Levels:
         family = FAMILIES.get(name)
         if family is None or family.anchor != "candidate":
             raise ValueError(f"{name!r} is not a candidate pattern family")
-        if family.layout.n_digits > _MAX_KEY_DIGITS:
-            raise ValueError(f"{name!r} keys have {family.layout.n_digits} digits, at most {_MAX_KEY_DIGITS} fit")
+        if family.layout.n_digits > MAX_KEY_DIGITS:
+            raise ValueError(f"{name!r} keys have {family.layout.n_digits} digits, at most {MAX_KEY_DIGITS} fit")
         n_points, planes = len(family.layout.points), len(family.layout.planes)
         images = np.array(d4_point_images(family.layout.points), dtype=np.int64)
         weights.append(np.int64(4) ** (planes * n_points - 1 - images))
@@ -348,145 +98,6 @@ def levels(names: Sequence[str], *, response: str = RESPONSE) -> Levels:
         d12_offsets=d12_offsets.astype(np.int64), d12_candidates=d12_candidates.astype(np.int64),
         d12_perms=perms, d12_maps=maps,
     )  # fmt: skip
-
-
-@kernel(cache=True)
-def _buffers(size: int, n_cells: int, n_levels: int, n_d12: int) -> tuple[np.ndarray, ...]:
-    """A game's working arrays for the ranking kernels: key caches, ko, d12 and tactics scratch, candidate rows."""
-    n_points = size * size
-    return (
-        np.ones((n_levels, n_cells, 2), dtype=np.bool_),  # dirty
-        np.zeros((n_levels, n_cells, 2, 3), dtype=np.int64),  # cache
-        np.array([-1, 0], dtype=np.int64),  # ko
-        np.zeros((n_cells, 3), dtype=np.int64),  # label
-        np.empty((2 * n_d12 + 2, 4), dtype=np.int64),  # rows
-        np.full(n_cells, -1, dtype=np.int64),  # index_of
-        np.empty(n_points, dtype=np.int64),  # points
-        np.empty((n_points, n_levels + 1), dtype=np.int64),  # cand_keys
-        np.empty((n_points, n_levels + 1), dtype=np.int64),  # occ
-        np.empty((n_points, n_levels + 1), dtype=np.int64),  # chosen
-        np.empty(n_cells, dtype=np.int64),  # captured
-        np.empty(n_cells, dtype=np.int64),  # changed
-        np.empty(n_cells, dtype=np.int64),  # old_libs
-        np.zeros(n_cells, dtype=np.int64),  # tactics_mark
-        np.zeros(1, dtype=np.int64),  # tactics_stamp
-        np.empty(n_cells, dtype=np.int64),  # tactics_stack
-        np.empty(n_cells, dtype=np.int64),  # tactics_taken
-    )
-
-
-@kernel(cache=True)
-def _distance(point: int, move: int, size: int) -> int:
-    """Coulom's distance |dr| + |dc| + max(|dr|, |dc|) between two row-major points; 0 when ``move`` is -1."""
-    if move < 0:
-        return 0
-    dr, dc = abs(point // size - move // size), abs(point % size - move % size)
-    return dr + dc + max(dr, dc)
-
-
-@kernel(cache=True)
-def _context(n: int, points: np.ndarray, board: np.ndarray, libs: np.ndarray, size: int, pad: int, colour: int,
-             last: int, before: int, t_mark: np.ndarray, t_stamp: np.ndarray, t_stack: np.ndarray,
-             t_taken: np.ndarray, out: np.ndarray, at: int) -> None:
-    """Per candidate point: distances to the last two moves, tactical cell, the point, its line cell
-    (gopat.transforms.predict.ranking.LINES); into ``out`` from row ``at``."""
-    width = size + 2 * pad
-    padded_last = (last // size + pad) * width + last % size + pad if last >= 0 else -1
-    for i in range(n):
-        out[at + i, 0] = _distance(points[i], last, size)
-        out[at + i, 1] = _distance(points[i], before, size)
-        s = (points[i] // size + pad) * width + points[i] % size + pad
-        out[at + i, 2] = _tactics(board, libs, width, colour, s, padded_last, t_mark, t_stamp, t_stack, t_taken)
-        out[at + i, 3] = points[i]
-        r, c = points[i] // size, points[i] % size
-        a, b = min(r, size - 1 - r), min(c, size - 1 - c)
-        out[at + i, 4] = min(min(a, b), LINES - 1) * LINES + min(max(a, b), LINES - 1)
-
-
-@kernel(cache=True, nogil=True)
-def _game_rows(sizes: np.ndarray, setup_start: np.ndarray, setups: np.ndarray, move_start: np.ndarray,
-               moves: np.ndarray, first: int, stop: int, pad: int, lv_start: np.ndarray, lv_rc: np.ndarray,
-               lv_w: np.ndarray, lv_lw: np.ndarray, lv_lib: np.ndarray, lv_top: np.ndarray, lv_tag: np.ndarray,
-               table: np.ndarray, d12_offsets: np.ndarray, d12_cands: np.ndarray, d12_perms: np.ndarray,
-               d12_maps: np.ndarray, d12_tag: int, out_occ: np.ndarray, out_chosen: np.ndarray,
-               out_context: np.ndarray, pos_count: np.ndarray, pos_played: np.ndarray, pos_move: np.ndarray,
-) -> tuple[int, int]:
-    """The candidates of every position before a board move of games ``first`` .. ``stop`` - 1.
-
-    Per candidate (position after position, row-major within one): occurrence and chosen per level
-    and response pattern; distances to the last two moves, tactical cell, point, line (:func:`_context`). Per
-    position: candidates, the played one's index among them, move number. Returns (positions, -1),
-    or (positions so far, game index) at an illegal move.
-    """
-    n_levels = lv_start.shape[0] - 1
-    at, p = 0, 0
-    for gi in range(first, stop):
-        size = sizes[gi]
-        board, libs, seen, mark, counter, stack, flat, keys = _start_game(
-            size, setups[setup_start[gi]:setup_start[gi + 1]], pad, n_levels, lv_start, lv_rc, lv_w, lv_lw)
-        width = size + 2 * pad
-        (dirty, cache, ko, label, rows, index_of, points, cand_keys, occ, chosen, captured, changed,
-         old_libs, t_mark, t_stamp, t_stack, t_taken) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
-        last, before = -1, -1
-        for t in range(move_start[gi], move_start[gi + 1]):
-            colour, row, col = moves[t, 0], moves[t, 1], moves[t, 2]
-            if row >= 0:
-                padded_last = (last // size + pad) * width + last % size + pad if last >= 0 else -1
-                n = _candidates(board, libs, ko, size, pad, colour, padded_last, keys, dirty, cache, table, lv_top,
-                                lv_tag, d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, label, mark, counter,
-                                stack, rows, index_of, points, cand_keys, occ, chosen)
-                played = -1
-                for i in range(n):
-                    if points[i] == row * size + col:
-                        played = i
-                if played < 0:
-                    return p, gi
-                out_occ[at:at + n, :] = occ[:n, :]
-                out_chosen[at:at + n, :] = chosen[:n, :]
-                _context(n, points, board, libs, size, pad, colour, last, before, t_mark, t_stamp, t_stack,
-                         t_taken, out_context, at)
-                pos_count[p], pos_played[p], pos_move[p] = n, played, t - move_start[gi] + 1
-                at += n
-                p += 1
-            status = _advance(board, libs, ko, size, pad, colour, row, col, keys, dirty, lv_start, lv_w, lv_lw,
-                              lv_lib, flat, seen, mark, counter, stack, captured, changed, old_libs)
-            if status != OK:
-                return p, gi
-            before, last = last, row * size + col if row >= 0 else -1
-    return p, -1
-
-
-@kernel(cache=True)
-def _position(size: int, setup: np.ndarray, moves: np.ndarray, colour: int, pad: int, lv_start: np.ndarray,
-              lv_rc: np.ndarray, lv_w: np.ndarray, lv_lw: np.ndarray, lv_lib: np.ndarray, lv_top: np.ndarray,
-              lv_tag: np.ndarray, table: np.ndarray, d12_offsets: np.ndarray, d12_cands: np.ndarray,
-              d12_perms: np.ndarray, d12_maps: np.ndarray, d12_tag: int,
-) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Replay ``moves``, then the candidates of ``colour`` as :func:`_game_rows` writes them, and their keys.
-
-    Returns (board, n, points, keys, occ, chosen, context); n is -1 - t when move t is illegal.
-    """
-    n_levels = lv_start.shape[0] - 1
-    board, libs, seen, mark, counter, stack, flat, keys = _start_game(size, setup, pad, n_levels, lv_start, lv_rc,
-                                                                      lv_w, lv_lw)
-    width = size + 2 * pad
-    (dirty, cache, ko, label, rows, index_of, points, cand_keys, occ, chosen, captured, changed,
-     old_libs, t_mark, t_stamp, t_stack, t_taken) = _buffers(size, board.shape[0], n_levels, d12_cands.shape[0])
-    context = np.zeros((size * size, 5), dtype=np.int64)
-    last, before = -1, -1
-    for t in range(moves.shape[0]):
-        row, col = moves[t, 1], moves[t, 2]
-        status = _advance(board, libs, ko, size, pad, moves[t, 0], row, col, keys, dirty, lv_start, lv_w, lv_lw,
-                          lv_lib, flat, seen, mark, counter, stack, captured, changed, old_libs)
-        if status != OK:
-            return board, -1 - t, points, cand_keys, occ, chosen, context
-        before, last = last, row * size + col if row >= 0 else -1
-    padded_last = (last // size + pad) * width + last % size + pad if last >= 0 else -1
-    n = _candidates(board, libs, ko, size, pad, colour, padded_last, keys, dirty, cache, table, lv_top, lv_tag,
-                    d12_offsets, d12_cands, d12_perms, d12_maps, d12_tag, label, mark, counter, stack, rows,
-                    index_of, points, cand_keys, occ, chosen)
-    _context(n, points, board, libs, size, pad, colour, last, before, t_mark, t_stamp, t_stack, t_taken, context, 0)
-    return board, n, points, cand_keys, occ, chosen, context
 
 
 @dataclass(frozen=True)
@@ -538,7 +149,7 @@ def load_predictor(stats: pl.DataFrame | Iterable[pl.DataFrame], *, weights: Wei
                 raise ValueError(f"more than the {rows} announced pattern rows")
             if filling is not None:
                 filling.result()
-            filling = pool.submit(_fill_table, table, *(frame[c].to_numpy().astype(np.int64, copy=False)
+            filling = pool.submit(fill_table, table, *(frame[c].to_numpy().astype(np.int64, copy=False)
                                                         for c in frame.columns))
         if filling is not None:
             filling.result()
@@ -547,7 +158,7 @@ def load_predictor(stats: pl.DataFrame | Iterable[pl.DataFrame], *, weights: Wei
 
 @dataclass(frozen=True)
 class Rows:
-    """Candidates of consecutive positions (see :func:`_game_rows`) and the positions' counts, played index, move."""
+    """Candidates of consecutive positions (see :func:`game_rows`) and the positions' counts, played index, move."""
 
     occurrence: np.ndarray
     chosen: np.ndarray
@@ -583,7 +194,7 @@ def candidate_rows(predictor: Predictor, games: Sequence[GameMoves], *, batch_ro
         chosen = np.empty((n_rows, n_levels + 1), dtype=np.int64)
         context = np.empty((n_rows, 5), dtype=np.int64)
         counts, played, move = (np.empty(n_positions, dtype=np.int64) for _ in range(3))
-        _, bad = _game_rows(sizes, setup_start, setups, move_start, moves, first, stop, *predictor._args(),
+        _, bad = game_rows(sizes, setup_start, setups, move_start, moves, first, stop, *predictor._args(),
                             occurrence, chosen, context, counts, played, move)
         if bad >= 0:
             raise ValueError(f"game {bad}: illegal move")
@@ -740,7 +351,8 @@ def score_position(predictor: Predictor, game: GameMoves, *, moves: int) -> Posi
     else:
         colour = WHITE if len(setup) and (setup[:, 0] == BLACK).all() else BLACK
     size = int(sizes[0])
-    board, n, points, keys, occ, chosen, context = _position(size, setup, played[:moves], colour, *predictor._args())
+    board, n, points, keys, occ, chosen, context = position_rows(size, setup, played[:moves], colour,
+                                                                 *predictor._args())
     if n < 0:
         raise ValueError(f"move {-n} is illegal")
     names = predictor.levels.names

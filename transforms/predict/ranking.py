@@ -18,7 +18,7 @@ from gopat.transforms.kernels import kernel
 # Distances follow Coulom (2007): d = |dr| + |dc| + max(|dr|, |dc|), capped; bin 0 means no such move.
 # Game phases start at these move numbers; the phase_* groups let the opening weigh the largest
 # pattern's rate, the response pattern and the distance to the last move differently from the endgame.
-# A tactical cell (gopat.transforms.predict.predictor._tactics) is one of TACTICS_CELLS: stones captured, whether they
+# A tactical cell (gopat.transforms.predict.candidates._tactics) is one of TACTICS_CELLS: stones captured, whether they
 # hold the last move, the new chain's liberties, atari, escape from atari. The opening book's counts
 # (gopat.transforms.predict.book: games reaching the whole-board position, games playing the point) bin like a
 # pattern's.

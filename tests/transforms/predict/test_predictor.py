@@ -17,6 +17,7 @@ from gopat.transforms.patterns.extract import GameMoves, extract_patterns
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.symmetry import Group, parse_key
 from gopat.transforms.predict.book import BOOK_MOVES, BOOK_SIZE, build_book, point_images
+from gopat.transforms.predict.candidates import tactics_text
 from gopat.transforms.predict.predictor import (
     LEVELS,
     PHASES,
@@ -26,7 +27,6 @@ from gopat.transforms.predict.predictor import (
     levels,
     load_predictor,
     score_position,
-    tactics_text,
 )
 from gopat.transforms.predict.ranking import (
     COUNT_BINS,
