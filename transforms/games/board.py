@@ -12,8 +12,6 @@ MIN_SIZE, MAX_SIZE = 2, 25
 OK, OCCUPIED, SUICIDE, KO, OFF_BOARD = 0, 1, 2, 3, 4
 REASONS: tuple[str | None, ...] = (None, "occupied", "suicide", "ko", "off_board")
 
-_SYMBOLS = {".": EMPTY, "X": BLACK, "O": WHITE}
-_CHARS = ".XO#"
 
 
 @kernel(cache=True)
@@ -172,63 +170,3 @@ def replay(board_size: int, setup: np.ndarray, moves: np.ndarray) -> tuple[int, 
         raise ValueError("setup stone off the board")
     n_legal, status = _replay(board_size, setup_arr, moves_arr)
     return int(n_legal), REASONS[status]
-
-
-class Board:
-    """A Go position with full rules, for tests, display and move prediction."""
-
-    def __init__(self, size: int) -> None:
-        check_size(size)
-        self.size = size
-        self._pad = 1
-        self._cells = new_board(size, self._pad)
-        n_cells = self._cells.shape[0]
-        self._ko = np.array([-1, 0], dtype=np.int64)
-        self._mark = np.zeros(n_cells, dtype=np.int64)
-        self._counter = np.zeros(1, dtype=np.int64)
-        self._stack = np.empty(n_cells, dtype=np.int64)
-        self._captured = np.empty(n_cells, dtype=np.int64)
-
-    @classmethod
-    def from_ascii(cls, text: str) -> Board:
-        """Board from rows of ``.`` (empty), ``X`` (black), ``O`` (white); spaces are ignored."""
-        rows = ["".join(line.split()) for line in text.strip().splitlines()]
-        rows = [row for row in rows if row]
-        if not rows or any(len(row) != len(rows) for row in rows):
-            raise ValueError("ASCII board must be a square of '.', 'X', 'O'")
-        board = cls(len(rows))
-        for r, row in enumerate(rows):
-            for c, char in enumerate(row):
-                if char not in _SYMBOLS:
-                    raise ValueError(f"unknown board character {char!r}")
-                board._cells[board._index(r, c)] = _SYMBOLS[char]
-        return board
-
-    def _index(self, row: int, col: int) -> int:
-        return (row + self._pad) * (self.size + 2 * self._pad) + col + self._pad
-
-    def play(self, colour: int, row: int, col: int) -> int:
-        """Play ``colour`` at ``(row, col)`` (``(-1, -1)`` passes); returns the number of stones captured.
-
-        Raises ValueError('occupied' | 'suicide' | 'ko' | 'off_board') for an illegal move, which
-        leaves the position unchanged.
-        """
-        if colour not in (BLACK, WHITE):
-            raise ValueError("colour must be 1 (black) or 2 (white)")
-        status, n_captured = play_move(self._cells, self.size, self._pad, colour, row, col, self._ko,
-                                       self._mark, self._counter, self._stack, self._captured)
-        if status != OK:
-            raise ValueError(REASONS[status])
-        return int(n_captured)
-
-    def to_ascii(self) -> str:
-        """Rows of ``.XO``, top row first, one line per row."""
-        return "\n".join("".join(_CHARS[self[r, c]] for c in range(self.size))
-                         for r in range(self.size))
-
-    def __getitem__(self, rc: tuple[int, int]) -> int:
-        """Cell state at ``(row, col)``: 0 empty, 1 black, 2 white, 3 off the board."""
-        row, col = rc
-        if not (0 <= row < self.size and 0 <= col < self.size):
-            return EDGE
-        return int(self._cells[self._index(row, col)])

@@ -82,7 +82,7 @@ def _utf16_without_bom(data: bytes) -> str | None:
 def decode_sgf(data: bytes) -> tuple[str, str, tuple[str, ...]]:
     """Decode the bytes of one SGF file.
 
-    The encoding is the first that applies (DESIGN §3): the CA property when it names a known
+    The encoding is the first that applies (docs/releases.md#game-flags): the CA property when it names a known
     character set, agrees with a BOM if there is one, and strictly decodes the bytes; else a BOM
     (or BOM-less UTF-16, flag ``utf16_no_bom``); else strict UTF-8; else strict GB18030; else the
     one of UTF-8 / GB18030 with fewer replacement characters, decoded with replacement (flag

@@ -97,8 +97,8 @@ def _codes(family: str, patterns: np.ndarray | Sequence[str | int]) -> tuple[np.
 def pattern_texts(family: str, patterns: np.ndarray | Sequence[str | int]) -> np.ndarray:
     """Terminal diagrams of many keys or templates: the colour to move, then rows of ``.XO#?ox``.
 
-    ``#`` is off the board; a liberty plane (d12) is drawn beside the stones as digits, like seed
-    000. Vectorised: every pattern of a family has the same text layout, so the characters are
+    ``#`` is off the board; a liberty plane (d12) is drawn beside the stones as digits
+    (docs/patterns.md#diagrams). Vectorised: every pattern of a family has the same text layout, so the characters are
     written into a fixed-width byte matrix (millions of keys a second).
     """
     text = pattern_text_matrix(family, patterns)
@@ -304,17 +304,3 @@ def _stones(keys: np.ndarray, n_cells: int, n_digits: int) -> np.ndarray:
             digit = (keys[row] >> (2 * (n_digits - 2 - cell))) & 3
             count[row] += (digit == 1) | (digit == 2)
     return count
-
-
-def diagram(family: str, key: int) -> str:
-    """Printable diagram of one key; see :func:`diagrams`."""
-    return str(diagrams(family, np.array([key], dtype=np.int64))[0])
-
-
-def diagrams(family: str, keys: np.ndarray) -> np.ndarray:
-    """Printable diagrams of many keys: the colour to move, then rows of ``.XO#`` (``#`` off the board).
-
-    A liberty plane (d12) is drawn beside the stones, like seed 000. Drawn (vectorised) by
-    :func:`pattern_texts`.
-    """
-    return pattern_texts(family, np.asarray(keys, dtype=np.int64))

@@ -17,7 +17,7 @@ _SWAP_MAP = (0, 2, 1, 3)
 _MAX_ORDER = 1024
 _BYTE_VALUES = np.arange(256, dtype=np.int64)
 
-# (row, col) of A-1, A-2, A-3, A-4, B-1, ..., D-4 in seed 002's quadrant arrangement:
+# (row, col) of A-1, A-2, A-3, A-4, B-1, ..., D-4 in the quadrant arrangement of docs/patterns.md#blk4:
 #   A-1 A-2  B-3 B-1
 #   A-3 A-4  B-4 B-2
 #   D-2 D-4  C-4 C-3
@@ -29,7 +29,7 @@ BLOCK4_POINTS: tuple[tuple[float, float], ...] = (
     (3.0, 0.0), (2.0, 0.0), (3.0, 1.0), (2.0, 1.0),
 )  # fmt: skip
 
-# The 13-point diamond of radius 2 around (0, 0), read row by row (DESIGN §4, family d12).
+# The 13-point diamond of radius 2 around (0, 0), read row by row (docs/patterns.md#d12).
 DIAMOND13_POINTS: tuple[tuple[float, float], ...] = (
     (-2.0, 0.0),
     (-1.0, -1.0), (-1.0, 0.0), (-1.0, 1.0),
@@ -456,10 +456,10 @@ def square_group(layout: KeyLayout, *, colour_swap: bool) -> Group:
 
 
 def morris_group(*, player_swap: bool) -> Group:
-    """Symmetries of the Nine Men's Morris board (seed 003): 16 elements, 32 with ``player_swap``.
+    """Symmetries of the Nine Men's Morris board (docs/symmetry.md#nine-mens-morris): 16 elements, 32 with swap.
 
     Key layout: digit 0 is the player to move (1/2), then 24 point digits (0 empty, 1, 2) at
-    ``1 + 8 * ring + cell`` for rings 0..2 and cells 0..7 as seed 003 indexes ``board[ring][cell]``.
+    ``1 + 8 * ring + cell`` for rings 0..2 and cells 0..7 (``board[ring][cell]``).
     Generators: rotation (every ring shifted by 2 cells), a reflection (cell c <- cell -c), ring
     swap (outer <-> inner) and, with ``player_swap``, the swap of players 1 <-> 2.
     """

@@ -3,7 +3,7 @@
 Neither uses Burnside's lemma nor gopat.transforms.patterns.symmetry: the group is the 8 coordinate maps of the
 square written out by hand, and the counts come from two other classical methods.
 
-- Sequences, by canonical augmentation (seed 001's own algorithm, made fast): extend one
+- Sequences, by canonical augmentation (docs/symmetry.md#game-counts, made fast): extend one
   representative per orbit with one point per orbit of its stabiliser. Once the stabiliser is
   trivial, every continuation is a distinct orbit (a falling factorial). Prefixes with a
   non-trivial stabiliser are memoised by how many of their points lie in each stabiliser class.

@@ -1,4 +1,4 @@
-"""Tests for gopat.transforms.analytics.counting: Burnside counts against brute-force orbit enumeration (seed 001)."""
+"""gopat.transforms.analytics.counting: Burnside counts against brute-force orbits (docs/symmetry.md#game-counts)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from gopat.transforms.patterns.canonical import canonical_shard, describe_keys, key_strings, key_values, merge_counts
 from gopat.transforms.patterns.families import FAMILIES
-from gopat.transforms.patterns.render import diagram, stones
+from gopat.transforms.patterns.render import pattern_text, stones
 from gopat.transforms.patterns.symmetry import key_string
 
 
@@ -69,7 +69,7 @@ def test_describe_keys_agrees_with_the_scalar_helpers() -> None:
     assert described.column_names == ["key_text", "stones", "diagram"]
     assert described["key_text"].to_pylist() == [key_string(int(k), n_digits) for k in keys]
     assert described["stones"].to_pylist() == stones("d12", keys).tolist()
-    assert described["diagram"].to_pylist() == [diagram("d12", int(k)) for k in keys]
+    assert described["diagram"].to_pylist() == [pattern_text("d12", int(k)) for k in keys]
     assert describe_keys("sq5", np.zeros(0, dtype=np.int64)).num_rows == 0
 
 

@@ -18,7 +18,7 @@ from tests.transforms.games.test_board import RulesOracle
 
 B, W = 1, 2
 # ---------------------------------------------------------------------------------------------
-# Layouts written out independently of the code under test (DESIGN §4, seeds 000 and 002).
+# Layouts written out independently of the code under test (docs/patterns.md#d12, docs/patterns.md#blk4).
 SQUARE3 = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
 SQUARE5 = [(dr, dc) for dr in range(-2, 3) for dc in range(-2, 3)]
 DIAMOND = [(-2, 0), (-1, -1), (-1, 0), (-1, 1), (0, -2), (0, -1), (0, 0), (0, 1), (0, 2),
@@ -38,7 +38,7 @@ ALL_FAMILIES = DEFAULT_FAMILIES + PREDICTION_FAMILIES
 
 
 def digits_key(digits: list[int]) -> int:
-    """Base-4 number of a digit list, most significant first (as the seed's hash string reads)."""
+    """Base-4 number of a digit list, most significant first (as docs/patterns.md#keys reads a key)."""
     return int("".join(map(str, digits)), 4)
 
 
@@ -114,7 +114,7 @@ def chain(grid: list[list[int]], r: int, c: int) -> tuple[set, set]:
 
 
 def d12_keys(position: Position, colour: int, last: tuple[int, int]) -> dict[tuple[int, int], int]:
-    """Seed 000: for each empty S of the diamond around L, S -> 27-digit hash with the mover's stone on S."""
+    """docs/patterns.md#d12: for each empty S of the diamond around L, S -> 27-digit key, the mover's stone on S."""
     keys = {}
     lr, lc = last
     cells = [(lr + a, lc + b) for a, b in DIAMOND]
@@ -323,7 +323,7 @@ def d12_frame(setup: list, moves: list, size: int = 19) -> dict:
     return counts
 
 
-def test_d12_worked_example_of_the_seed():
+def test_d12_worked_example_of_docs_patterns():
     # black stone above L; white plays L in the centre; black answers below L
     counts = d12_frame(setup=[(B, 7, 9)], moves=[(W, 9, 9), (B, 11, 9)])
     example = parse_key("110000020000013000003000003")
