@@ -143,18 +143,28 @@ def sql_invariant(
 
 
 def count_invariants(
-    con: duckdb.DuckDBPyConnection, table: str, checks: Mapping[str, tuple[str, str]]
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    *,
+    checks: Mapping[str, tuple[str, str]],
+    params: Mapping[str, object] | None = None,
 ) -> list[Invariant]:
     """The invariants "no row of `table` meets the condition", counted in one scan of the table.
 
-    `checks` maps each invariant's name to (the columns shown as evidence, the SQL condition a row
-    violates it with). Only the checks that fail run again, as `sql_invariant`, for evidence.
+    `checks` maps each invariant's name to (the columns shown as evidence, the one-line SQL condition a
+    row violates it with); `params` fills the conditions' ``$name`` placeholders. `table` and the
+    conditions are the suite's own constants, never data. Only the checks that fail run again, as
+    `sql_invariant`, for evidence.
     """
-    (counts,) = con.execute(
-        f"SELECT {', '.join(f'count_if({condition})' for _, condition in checks.values())} FROM {table}"
-    ).fetchall()
+    conditions = ", ".join(f"count_if({condition})" for _, condition in checks.values())
+    (counts,) = con.sql(f"SELECT {conditions} FROM {table}", params=dict(params) if params else None).fetchall()
     return [
-        sql_invariant(con, name, f"SELECT {columns} FROM {table} WHERE {condition}")
+        sql_invariant(
+            con,
+            name,
+            f"SELECT {columns} FROM {table} WHERE {condition}",
+            params={key: value for key, value in (params or {}).items() if f"${key}" in condition},
+        )
         if count else Invariant(name, 0)
         for (name, (columns, condition)), count in zip(checks.items(), counts, strict=True)
     ]

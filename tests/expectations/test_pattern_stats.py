@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gopat.expectations import pattern_stats
+from gopat.expectations import pattern_keys, pattern_stats, pattern_stats_keys
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.symmetry import key_string, parse_key
 
@@ -152,8 +152,8 @@ def test_valid_table_passes(table: duckdb.DuckDBPyConnection, manifest: dict) ->
 def test_many_small_batches_and_parts_give_the_same_verdicts(
     table: duckdb.DuckDBPyConnection, manifest: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pattern_stats, "BATCH_ROWS", 7)
-    monkeypatch.setattr(pattern_stats, "MERGE_PARTITION_ROWS", 5)  # 8 or 16 scratch tables per family
+    monkeypatch.setattr(pattern_stats_keys, "BATCH_ROWS", 7)
+    monkeypatch.setattr(pattern_stats_keys, "MERGE_PARTITION_ROWS", 5)  # 8 or 16 scratch tables per family
     assert not failing(table, manifest)
     family, symmetry, key, _, _ = row_where(table, "family = 'dia13' AND symmetry = 8 AND chosen = 0")
     table.execute("INSERT INTO pattern_stats SELECT * FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?",
@@ -281,7 +281,7 @@ def test_keys_in_order_are_unique_without_counting_duplicates(
     def duplicates(*_: object) -> None:
         raise AssertionError("duplicates counted although every key came in increasing order")
 
-    monkeypatch.setattr(pattern_stats, "_duplicates", duplicates)
+    monkeypatch.setattr(pattern_stats_keys, "_duplicates", duplicates)
     assert not failing(table, manifest)
 
 
@@ -390,7 +390,7 @@ def test_parse_keys_agrees_with_parse_key_and_group_apply(
                                for _ in range(rows + skip)]
     for row in range(skip, rows + skip, 3):  # every third text broken in one of five ways
         texts[row] = rng.choice([None, texts[row][1:], texts[row] + "0", "3" + texts[row][1:], texts[row][:-1] + "x"])
-    keys, variants, ok = pattern_stats.parse_keys(pa.array(texts).slice(skip), n_digits=n_digits, group=group)
+    keys, variants, ok = pattern_keys.parse_keys(pa.array(texts).slice(skip), n_digits=n_digits, group=group)
     for row, text in enumerate(texts[skip:]):
         well_formed = text is not None and len(text) == n_digits and text[0] in "12" and set(text) <= set("0123")
         assert ok[row] == well_formed
