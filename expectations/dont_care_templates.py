@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import duckdb
 import numpy as np
 
+from gopat.expectations import expect as e
 from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     combine,
-    gx,
     run_invariants,
     run_suite,
     schema_invariant,
@@ -57,7 +58,7 @@ CHECKS = {
 }
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table dont_care_templates in `con` against the pattern_stats it was built from.
 
     For every template (numpy/Python, per family and symmetry): it is its own canonical form under
@@ -76,8 +77,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
     return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations())])
 
 
-def _expectations() -> list[gx.expectations.Expectation]:
-    e = gx.expectations
+def _expectations() -> list[e.Expectation]:
     return [
         *(e.ExpectColumnValuesToNotBeNull(column=c) for c in ("family", "symmetry", "template", "occurrence")),
         e.ExpectCompoundColumnsToBeUnique(column_list=["family", "symmetry", "template"]),
@@ -127,7 +127,7 @@ def _template_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
     ]
 
 
-def _check_family(rows: list[tuple], stats: dict[str, tuple[int, int]], group: Group) -> dict[str, list[str]]:
+def _check_family(rows: list[tuple[Any, ...]], stats: dict[str, tuple[int, int]], group: Group) -> dict[str, list[str]]:
     """Template strings failing each check, for the templates of one family and symmetry."""
     templates = [row[0] for row in rows]
     canonical = [min(_image(element, t) for element in group.elements) for t in templates]
@@ -141,7 +141,7 @@ def _check_family(rows: list[tuple], stats: dict[str, tuple[int, int]], group: G
         if template not in missing and sums != (patterns, occurrence, chosen):
             wrong_sums.append(template)
     return {
-        "dont_care_templates_are_canonical": [t for t, c in zip(templates, canonical) if t != c],
+        "dont_care_templates_are_canonical": [t for t, c in zip(templates, canonical, strict=True) if t != c],
         "dont_care_templates_cover_only_existing_patterns": missing,
         "dont_care_templates_counts_are_sums_of_covered_patterns": wrong_sums,
         "dont_care_templates_are_maximal": _not_maximal(templates, set(stats), group),

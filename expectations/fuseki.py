@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import duckdb
 
+from gopat.expectations import expect as e
 from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     combine,
-    gx,
     manifest_fact,
     run_invariants,
     run_suite,
@@ -113,7 +116,7 @@ CHECKS = {
 }
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table fuseki in `con` (with the games and moves it was built from).
 
     Canonical forms are rechecked against all 8 symmetries in DuckDB; the games counted are
@@ -141,9 +144,8 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
     return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations(games))])
 
 
-def _expectations(games: int) -> list[gx.expectations.Expectation]:
+def _expectations(games: int) -> list[e.Expectation]:
     """Column-level GX expectations on a pandas frame of the table's main columns."""
-    e = gx.expectations
     return [
         *(e.ExpectColumnValuesToNotBeNull(column=column) for column in ("kind", "moves", "key", "position", "games")),
         e.ExpectColumnValuesToBeInSet(column="kind", value_set=["sequence", "position"]),

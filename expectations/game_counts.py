@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import duckdb
 
+from gopat.expectations import expect as e
 from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     combine,
-    gx,
     run_invariants,
     run_suite,
     schema_invariant,
@@ -42,7 +44,7 @@ CHECKS = {
 }
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table game_counts in `con`; `manifest` is not used.
 
     Exact integers are checked in Python: DESIGN's numbers for 19x19 and N <= 3; every count lies
@@ -63,8 +65,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
     return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations())])
 
 
-def _expectations() -> list[gx.expectations.Expectation]:
-    e = gx.expectations
+def _expectations() -> list[e.Expectation]:
     return [
         *(e.ExpectColumnValuesToNotBeNull(column=c) for c in ("board_size", "moves", "sequences_approx")),
         e.ExpectCompoundColumnsToBeUnique(column_list=["board_size", "moves"]),
@@ -75,7 +76,7 @@ def _expectations() -> list[gx.expectations.Expectation]:
     ]
 
 
-def _exact_invariants(rows: list[tuple]) -> list[Invariant]:
+def _exact_invariants(rows: list[tuple[Any, ...]]) -> list[Invariant]:
     known, bounds, order, approx = [], [], [], []
     for size, moves, sequences_text, positions_text, sequences_approx, positions_approx in rows:
         sequences, positions = int(sequences_text), int(positions_text)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import duckdb
 
+from gopat.expectations import expect as e
 from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     combine,
-    gx,
     manifest_fact,
     run_invariants,
     run_suite,
@@ -53,7 +56,7 @@ COLUMNS = (
 MIN_COMPARED_MOVES = 20
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table games in `con` (tables are named games, moves, rejects, pattern_stats in the
     connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
     """
@@ -70,9 +73,8 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
     return combine(TABLE, [invariants, run_suite(TABLE, frame, _expectations(ingest))])
 
 
-def _expectations(ingest: dict[str, int]) -> list[gx.expectations.Expectation]:
+def _expectations(ingest: dict[str, int]) -> list[e.Expectation]:
     """Column-level GX expectations on the pandas frame of COLUMNS."""
-    e = gx.expectations
     not_null = [column for column in COLUMNS if column not in ("year", "winner")]
     return [
         e.ExpectTableRowCountToEqual(value=ingest["games"], meta={"check": "games_rows_equal_manifest_games"}),

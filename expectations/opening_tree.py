@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import duckdb
 
+from gopat.expectations import expect as e
 from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     combine,
-    gx,
     manifest_fact,
     run_invariants,
     run_suite,
@@ -109,7 +112,7 @@ MATCHES_FUSEKI = """
     WHERE f.games IS DISTINCT FROM t.games"""
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table opening_tree in `con` (with the games and moves it was built from).
 
     Every node's edges carry all its games and every node's games arrive through edges from the
@@ -150,9 +153,8 @@ def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {name for (name,) in rows}
 
 
-def _expectations() -> list[gx.expectations.Expectation]:
+def _expectations() -> list[e.Expectation]:
     """Column-level GX expectations on a pandas frame of the table's main columns."""
-    e = gx.expectations
     return [
         *(e.ExpectColumnValuesToNotBeNull(column=c) for c in ("depth", "node", "move", "colour", "child", "games")),
         e.ExpectCompoundColumnsToBeUnique(column_list=["depth", "node", "move"]),

@@ -229,7 +229,8 @@ def _check_batch(
     }
     for name, (wrong, describe) in checks.items():
         rows = np.flatnonzero(wrong)
-        found[name] = (len(rows), [f"{family}/{group.order} {text(keys[row])}: {describe(row)}" for row in rows[:SAMPLES]])
+        examples = [f"{family}/{group.order} {text(keys[row])}: {describe(row)}" for row in rows[:SAMPLES]]
+        found[name] = (len(rows), examples)
     return keys, ok, found
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import duckdb
 
+from gopat.expectations import expect as e
 from gopat.expectations.runner import (
     SuiteResult,
     combine,
-    gx,
     manifest_fact,
     run_invariants,
     run_suite,
@@ -27,7 +30,7 @@ SCHEMA = {
 SNAKE_CASE = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table rejects in `con` (tables are named games, moves, rejects, pattern_stats in the
     connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
 
@@ -52,7 +55,6 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
             ),
         ],
     )
-    e = gx.expectations
     frame = con.sql(f"SELECT {', '.join(SCHEMA)} FROM {TABLE}").df()
     expectations = [
         e.ExpectTableRowCountToEqual(value=files_rejected, meta={"check": "rejects_rows_equal_files_rejected"}),

@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from numbers import Integral
+from typing import Any
 
 import duckdb
 import pandas as pd
 
-with warnings.catch_warnings():
-    # great_expectations 1.24.1 imports the stdlib modules sre_constants and sre_parse, which
-    # Python 3.11 deprecates at import time; nothing else is silenced.
-    warnings.filterwarnings(
-        "ignore", message=r"module 'sre_(constants|parse)' is deprecated", category=DeprecationWarning
-    )
-    import great_expectations as gx
-    from great_expectations.core import ExpectationValidationResult
-    from great_expectations.data_context.types.base import (
-        DataContextConfig,
-        InMemoryStoreBackendDefaults,
-        ProgressBarsConfig,
-    )
+from gopat.expectations import expect as e
+from gopat.expectations.expect import (
+    DataContextConfig,
+    ExpectationConfiguration,
+    ExpectationValidationResult,
+    InMemoryStoreBackendDefaults,
+    ProgressBarsConfig,
+    gx,
+)
 
 ORDER = "suite_order"
 DETAILS_CHARS = 300
@@ -50,7 +46,7 @@ class SuiteResult:
         """The outcomes that did not hold, in suite order."""
         return tuple(outcome for outcome in self.outcomes if not outcome.success)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-able summary for the release manifest."""
         return {
             "table": self.table,
@@ -70,7 +66,7 @@ class Invariant:
     evidence: str = ""
 
 
-def run_suite(table: str, frame: pd.DataFrame, expectations: Sequence[gx.expectations.Expectation]) -> SuiteResult:
+def run_suite(table: str, frame: pd.DataFrame, expectations: Sequence[e.Expectation]) -> SuiteResult:
     """Validate `frame` with `expectations` in a throw-away in-memory GX context.
 
     Outcomes keep the order of `expectations`. An expectation with ``meta={"check": name}`` is
@@ -89,7 +85,7 @@ def run_suite(table: str, frame: pd.DataFrame, expectations: Sequence[gx.expecta
         for index, expectation in enumerate(expectations)
     ]
     validation = batch.validate(gx.ExpectationSuite(name=table, expectations=ordered), result_format="SUMMARY")
-    results = sorted(validation.results, key=lambda result: result.expectation_config.meta[ORDER])
+    results = sorted(validation.results, key=lambda result: _config(result).meta[ORDER])
     outcomes = tuple(_outcome(result) for result in results)
     return SuiteResult(table=table, success=all(o.success for o in outcomes), outcomes=outcomes)
 
@@ -105,7 +101,7 @@ def run_invariants(table: str, invariants: Sequence[Invariant]) -> SuiteResult:
         raise ValueError(f"duplicate invariant names in {table}")
     frame = pd.DataFrame({invariant.name: [int(invariant.violations)] for invariant in invariants})
     expectations = [
-        gx.expectations.ExpectColumnMaxToBeBetween(
+        e.ExpectColumnMaxToBeBetween(
             column=invariant.name,
             min_value=0,
             max_value=0,
@@ -195,7 +191,7 @@ def schema_invariant(table: str, columns: Mapping[str, str], contract: Mapping[s
     return Invariant(name=f"{table}_schema_matches_contract", violations=len(problems), evidence=", ".join(problems))
 
 
-def manifest_fact(manifest: Mapping, *path: str) -> int:
+def manifest_fact(manifest: Mapping[str, Any], *path: str) -> int:
     """An integer fact of the manifest, e.g. ``manifest_fact(m, "ingest", "games")``."""
     value: object = manifest
     for part in path:
@@ -216,16 +212,24 @@ def _context_config() -> DataContextConfig:
     )
 
 
+def _config(result: ExpectationValidationResult) -> ExpectationConfiguration:
+    """The configuration of the expectation `result` evaluated (GX sets it on every validation result)."""
+    config = result.expectation_config
+    if config is None:
+        raise ValueError("GX returned a validation result without its expectation")
+    return config
+
+
 def _outcome(result: ExpectationValidationResult) -> ExpectationOutcome:
     """Readable name and short details of one GX validation result."""
-    config = result.expectation_config
+    config = _config(result)
     meta = config.meta or {}
     name = meta.get("check") or f"{config.type}({_arguments(config.kwargs)})"
     details = _details(result, meta)
     return ExpectationOutcome(expectation=name, success=bool(result.success), details=details[:DETAILS_CHARS])
 
 
-def _arguments(kwargs: Mapping) -> str:
+def _arguments(kwargs: Mapping[str, Any]) -> str:
     """The domain of an expectation: its column(s), else its value arguments."""
     for key in ("column", "column_list"):
         if key in kwargs:
@@ -236,7 +240,7 @@ def _arguments(kwargs: Mapping) -> str:
     return ", ".join(f"{key}={value}" for key, value in kwargs.items() if key != "batch_id")
 
 
-def _details(result: ExpectationValidationResult, meta: Mapping) -> str:
+def _details(result: ExpectationValidationResult, meta: Mapping[str, Any]) -> str:
     """Observed value, unexpected count and sample, or the exception GX caught."""
     info = result.exception_info or {}
     messages = [info.get("exception_message")] + [
@@ -250,7 +254,7 @@ def _details(result: ExpectationValidationResult, meta: Mapping) -> str:
         text = f"violations={found.get('observed_value')}"
         return f"{text}: {meta['evidence']}" if meta.get("evidence") and not result.success else text
     if "observed_value" in found:
-        expected = result.expectation_config.kwargs.get("value")
+        expected = _config(result).kwargs.get("value")
         suffix = "" if expected is None else f", expected {expected}"
         return f"observed {found['observed_value']}{suffix}"
     if "unexpected_count" in found:
@@ -262,6 +266,6 @@ def _details(result: ExpectationValidationResult, meta: Mapping) -> str:
     return "ok" if result.success else "failed"
 
 
-def _format_row(row: tuple) -> str:
+def _format_row(row: tuple[Any, ...]) -> str:
     """A short printable form of one SQL result row."""
     return ", ".join("NULL" if value is None else str(value) for value in row)

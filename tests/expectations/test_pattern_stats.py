@@ -159,7 +159,9 @@ def test_many_small_batches_and_parts_give_the_same_verdicts(
     table.execute("INSERT INTO pattern_stats SELECT * FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?",
                   [family, symmetry, key])
     assert failing(table, manifest) == {
-        "family_symmetry_key_unique", "symmetry16_totals_equal_symmetry8", "symmetry16_is_symmetry8_merged_by_colour_swap",
+        "family_symmetry_key_unique",
+        "symmetry16_totals_equal_symmetry8",
+        "symmetry16_is_symmetry8_merged_by_colour_swap",
     }
     table.execute("CREATE OR REPLACE TABLE pattern_stats AS SELECT DISTINCT * FROM pattern_stats")
     assert not failing(table, manifest)
