@@ -17,7 +17,7 @@ from gopat.expectations.runner import (
     run_invariants,
     run_suite,
     schema_invariant,
-    sql_invariant,
+    sql_invariants,
     table_columns,
 )
 from gopat.transforms.patterns.families import FAMILIES
@@ -41,22 +41,6 @@ VALUES = {"0": "0", "1": "1", "2": "2", "3": "3", "?": "012", "x": "01", "o": "0
 SYMBOL_OF = {frozenset(values): symbol for symbol, values in VALUES.items()}
 SAMPLES = 3
 
-CHECKS = {
-    "dont_care_templates_one_min_occurrence": "SELECT DISTINCT min_occurrence FROM dont_care_templates OFFSET 1",
-    "dont_care_templates_wildcards_counted": """
-        SELECT family, symmetry, template FROM dont_care_templates
-        WHERE wildcards <> length(regexp_replace(template, '[^?xo]', '', 'g')) OR wildcards < 1
-           OR NOT regexp_full_match(template, '[12][0-3?xo]+')""",
-    "dont_care_templates_rates": """
-        SELECT family, symmetry, template FROM dont_care_templates
-        WHERE chosen < 0 OR chosen > occurrence OR occurrence < 1 OR patterns < 1
-           OR abs(chosen_rate - chosen / occurrence) > 1e-12""",
-    "dont_care_templates_diagram_names_the_mover": """
-        SELECT family, symmetry, template FROM dont_care_templates
-        WHERE split_part(diagram, chr(10), 1)
-              <> CASE left(template, 1) WHEN '1' THEN 'Black to move' ELSE 'White to move' END""",
-}
-
 
 def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table dont_care_templates in `con` against the pattern_stats it was built from.
@@ -71,7 +55,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(name not in columns for name in SCHEMA):
         return run_invariants(TABLE, [schema])
-    invariants = [schema, *(sql_invariant(con, name, query) for name, query in CHECKS.items())]
+    invariants = [schema, *sql_invariants(con, "expectations__dont_care_templates")]
     invariants += _template_invariants(con)
     frame = con.sql("SELECT family, symmetry, template, patterns, occurrence FROM dont_care_templates").df()
     return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations())])

@@ -16,7 +16,7 @@ from gopat.expectations.runner import (
     run_invariants,
     run_suite,
     schema_invariant,
-    sql_invariant,
+    sql_invariants,
     table_columns,
 )
 
@@ -73,7 +73,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     return combine(TABLE, [invariants, run_suite(TABLE, frame, _expectations(ingest))])
 
 
-def _expectations(ingest: dict[str, int]) -> list[e.Expectation]:
+def _expectations(ingest: Mapping[str, int]) -> list[e.Expectation]:
     """Column-level GX expectations on the pandas frame of COLUMNS."""
     not_null = [column for column in COLUMNS if column not in ("year", "winner")]
     return [
@@ -93,8 +93,8 @@ def _expectations(ingest: dict[str, int]) -> list[e.Expectation]:
     ]
 
 
-def _invariants(con: duckdb.DuckDBPyConnection, ingest: dict[str, int]) -> list[Invariant]:
-    """Row and table invariants computed in DuckDB, plus the manifest's ingest arithmetic."""
+def _invariants(con: duckdb.DuckDBPyConnection, ingest: Mapping[str, int]) -> list[Invariant]:
+    """Row and table invariants computed in DuckDB (expectations__games.sql), plus the manifest's ingest arithmetic."""
     files_in, ingested, rejected = ingest["files_in"], ingest["files_ingested"], ingest["files_rejected"]
     counts = ", ".join(f"{name}={value}" for name, value in ingest.items())
     return [
@@ -105,26 +105,10 @@ def _invariants(con: duckdb.DuckDBPyConnection, ingest: dict[str, int]) -> list[
             max(0, ingested - ingest["games"] - ingest["duplicates"]),
             f"games + duplicates < files_ingested: {counts}",
         ),
-        sql_invariant(
+        *sql_invariants(
             con,
-            "game_id_is_sha256_prefix_member_tree",
-            f"""SELECT game_id FROM {TABLE}
-                WHERE game_id IS DISTINCT FROM left(source_sha256, 12) || ':' || member
-                      || CASE WHEN tree_index > 0 THEN '#' || tree_index ELSE '' END""",
-        ),
-        sql_invariant(
-            con,
-            "game_members_within_files_ingested",
-            f"""SELECT count(DISTINCT (source_sha256, member)) AS members FROM {TABLE}
-                HAVING count(DISTINCT (source_sha256, member)) > {ingested}""",
-            evidence=f"files_ingested={ingested}",
-        ),
-        sql_invariant(
-            con,
-            "sequence_sha1_unique_with_20_moves",
-            f"""SELECT sequence_sha1, game_id FROM (
-                    SELECT sequence_sha1, game_id, count(*) OVER (PARTITION BY sequence_sha1) AS copies
-                    FROM {TABLE} WHERE move_count >= {MIN_COMPARED_MOVES}
-                ) WHERE copies > 1""",
+            "expectations__games",
+            params={"files_ingested": ingested, "min_moves": MIN_COMPARED_MOVES},
+            evidence={"game_members_within_files_ingested": f"files_ingested={ingested}"},
         ),
     ]

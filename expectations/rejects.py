@@ -15,7 +15,7 @@ from gopat.expectations.runner import (
     run_invariants,
     run_suite,
     schema_invariant,
-    sql_invariant,
+    sql_invariants,
     table_columns,
 )
 
@@ -27,6 +27,7 @@ SCHEMA = {
     "reason": "VARCHAR",
     "message": "VARCHAR",
 }
+WHOLE_SOURCE_EVIDENCE = "source_sha256 is NULL only for a whole source (member '')"
 SNAKE_CASE = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
 
 
@@ -46,12 +47,10 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
         TABLE,
         [
             schema,
-            sql_invariant(
+            *sql_invariants(
                 con,
-                "unfetched_source_is_whole_source_reject",
-                f"""SELECT source, member, reason FROM {TABLE}
-                    WHERE source_sha256 IS NULL AND member IS DISTINCT FROM ''""",
-                evidence="source_sha256 is NULL only for a whole source (member '')",
+                "expectations__rejects",
+                evidence={"unfetched_source_is_whole_source_reject": WHOLE_SOURCE_EVIDENCE},
             ),
         ],
     )

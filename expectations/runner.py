@@ -19,7 +19,9 @@ from gopat.expectations.expect import (
     ProgressBarsConfig,
     gx,
 )
+from gopat.transforms.analytics.sql import sql_text
 
+CHECK_MARK = "-- check: "
 ORDER = "suite_order"
 DETAILS_CHARS = 300
 SAMPLE_VALUES = 5
@@ -131,11 +133,50 @@ def sql_invariant(
     `params` fills ``$name`` placeholders. On failure the evidence holds `evidence` and the first
     rows returned (order as the query gives).
     """
-    query = f"SELECT *, count(*) OVER () AS violations__ FROM ({violating_rows}) LIMIT 3"
+    query = f"SELECT *, count(*) OVER () AS violations__ FROM (\n{violating_rows}\n) LIMIT 3"
     rows = con.sql(query, params=dict(params) if params else None).fetchall()
     count = rows[0][-1] if rows else 0
     sample = "e.g. " + "; ".join(_format_row(row[:-1]) for row in rows) if rows else ""
     return Invariant(name=name, violations=int(count), evidence="; ".join(part for part in (evidence, sample) if part))
+
+
+def sql_checks(name: str) -> dict[str, str]:
+    """The checks of ``transforms/analytics/sql/<name>.sql``, read through `sql_text`, by invariant name.
+
+    Each check starts at a line ``-- check: <invariant name>`` and is one query (ending with ``;``)
+    that returns the rows violating the invariant.
+    """
+    checks: dict[str, list[str]] = {}
+    lines: list[str] | None = None
+    for line in sql_text(name).splitlines():
+        if line.startswith(CHECK_MARK):
+            lines = checks.setdefault(line.removeprefix(CHECK_MARK).strip(), [])
+        elif lines is not None:
+            lines.append(line)
+    return {check: "\n".join(lines).strip().removesuffix(";") for check, lines in checks.items()}
+
+
+def sql_invariants(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    *,
+    params: Mapping[str, object] | None = None,
+    evidence: Mapping[str, str] | None = None,
+) -> list[Invariant]:
+    """The invariants of every check of `sql_checks(name)`, in file order.
+
+    `params` fill the checks' ``$name`` placeholders; `evidence` gives some checks (by name) a
+    sentence shown on failure.
+    """
+    return [
+        sql_invariant(con, check, query, params=used_params(params, query), evidence=(evidence or {}).get(check, ""))
+        for check, query in sql_checks(name).items()
+    ]
+
+
+def used_params(params: Mapping[str, object] | None, query: str) -> dict[str, object]:
+    """The entries of `params` whose ``$name`` occurs in `query` (DuckDB rejects unused parameters)."""
+    return {key: value for key, value in (params or {}).items() if f"${key}" in query}
 
 
 def count_invariants(
@@ -159,7 +200,7 @@ def count_invariants(
             con,
             name,
             f"SELECT {columns} FROM {table} WHERE {condition}",
-            params={key: value for key, value in (params or {}).items() if f"${key}" in condition},
+            params=used_params(params, condition),
         )
         if count else Invariant(name, 0)
         for (name, (columns, condition)), count in zip(checks.items(), counts, strict=True)

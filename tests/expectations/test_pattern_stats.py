@@ -24,7 +24,7 @@ CREATE TABLE pattern_stats (
     family VARCHAR, symmetry INTEGER, key VARCHAR, occurrence BIGINT, chosen BIGINT, chosen_rate DOUBLE,
     orbit_size INTEGER, stones INTEGER, diagram VARCHAR, result BIGINT
 )"""
-# DESIGN §4: the seed prints this non-minimal d12 hash; its canonical form under 8 and 16 symmetries.
+# docs/patterns.md#worked-example: a non-canonical d12 key; its canonical form under 8 and 16 symmetries.
 SEED_HASH = "110000020000013000003000003"
 SEED_CANONICAL = "100001020100000000303030000"
 RAW_KEYS_PER_FAMILY = 30
