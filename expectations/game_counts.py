@@ -1,22 +1,25 @@
-"""Expectation suite of the `game_counts` table: exact counts, DESIGN's numbers and counting bounds."""
+"""Expectation suite of the `game_counts` table: exact counts, the documented numbers and counting bounds."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import duckdb
 
+from gopat.expectations import expect as e
 from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     combine,
-    gx,
     run_invariants,
     run_suite,
     schema_invariant,
-    sql_invariant,
+    sql_invariants,
     table_columns,
 )
+from gopat.transforms.analytics.sql import sql_text
 
 TABLE = "game_counts"
 SCHEMA = {
@@ -27,44 +30,31 @@ SCHEMA = {
     "sequences_approx": "DOUBLE",
     "positions_approx": "DOUBLE",
 }
-# DESIGN §5 (seed 001): 19x19, N = 1, 2, 3 -> (sequences, positions) up to the 8 symmetries.
+# docs/symmetry.md#game-counts: 19x19, N = 1, 2, 3 -> (sequences, positions) up to the 8 symmetries.
 KNOWN = {(19, 1): (55, 55), (19, 2): (16_416, 16_416), (19, 3): (5_834_862, 2_919_078)}
 SYMMETRIES = 8
 SAMPLES = 3
 
-CHECKS = {
-    "game_counts_moves_run_from_1": """
-        SELECT board_size, count(*), min(moves), max(moves) FROM game_counts GROUP BY board_size
-        HAVING min(moves) <> 1 OR max(moves) <> count(*) OR count(DISTINCT moves) <> count(*)""",
-    "game_counts_exact_counts_are_decimal_integers": """
-        SELECT board_size, moves FROM game_counts
-        WHERE NOT regexp_full_match(sequences, '0|[1-9][0-9]*') OR NOT regexp_full_match(positions, '0|[1-9][0-9]*')""",
-}
 
-
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table game_counts in `con`; `manifest` is not used.
 
-    Exact integers are checked in Python: DESIGN's numbers for 19x19 and N <= 3; every count lies
-    between the number of labelled games / 8 (an orbit has at most 8 members) and that number;
-    positions never exceed sequences; the float columns round the exact values.
+    Exact integers are checked in Python: the numbers of docs/symmetry.md#game-counts for 19x19 and
+    N <= 3; every count lies between the number of labelled games / 8 (an orbit has at most 8
+    members) and that number; positions never exceed sequences; the float columns round the exact values.
     """
     columns = table_columns(con, TABLE)
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(name not in columns for name in SCHEMA):
         return run_invariants(TABLE, [schema])
-    invariants = [schema, *(sql_invariant(con, name, query) for name, query in CHECKS.items())]
-    rows = con.execute(
-        "SELECT board_size, moves, sequences, positions, sequences_approx, positions_approx FROM game_counts "
-        "WHERE regexp_full_match(sequences, '[0-9]+') AND regexp_full_match(positions, '[0-9]+')"
-    ).fetchall()
+    invariants = [schema, *sql_invariants(con, "expectations__game_counts")]
+    rows = con.execute(sql_text("expectations__game_counts_exact")).fetchall()
     invariants += _exact_invariants(rows)
     frame = con.sql("SELECT board_size, moves, sequences_approx, positions_approx FROM game_counts").df()
     return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations())])
 
 
-def _expectations() -> list[gx.expectations.Expectation]:
-    e = gx.expectations
+def _expectations() -> list[e.Expectation]:
     return [
         *(e.ExpectColumnValuesToNotBeNull(column=c) for c in ("board_size", "moves", "sequences_approx")),
         e.ExpectCompoundColumnsToBeUnique(column_list=["board_size", "moves"]),
@@ -75,7 +65,7 @@ def _expectations() -> list[gx.expectations.Expectation]:
     ]
 
 
-def _exact_invariants(rows: list[tuple]) -> list[Invariant]:
+def _exact_invariants(rows: list[tuple[Any, ...]]) -> list[Invariant]:
     known, bounds, order, approx = [], [], [], []
     for size, moves, sequences_text, positions_text, sequences_approx, positions_approx in rows:
         sequences, positions = int(sequences_text), int(positions_text)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import duckdb
 
+from gopat.expectations import expect as e
 from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     combine,
-    gx,
     manifest_fact,
     run_invariants,
     run_suite,
     schema_invariant,
-    sql_invariant,
+    sql_invariants,
     table_columns,
 )
 
@@ -53,7 +56,7 @@ COLUMNS = (
 MIN_COMPARED_MOVES = 20
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table games in `con` (tables are named games, moves, rejects, pattern_stats in the
     connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
     """
@@ -70,9 +73,8 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
     return combine(TABLE, [invariants, run_suite(TABLE, frame, _expectations(ingest))])
 
 
-def _expectations(ingest: dict[str, int]) -> list[gx.expectations.Expectation]:
+def _expectations(ingest: Mapping[str, int]) -> list[e.Expectation]:
     """Column-level GX expectations on the pandas frame of COLUMNS."""
-    e = gx.expectations
     not_null = [column for column in COLUMNS if column not in ("year", "winner")]
     return [
         e.ExpectTableRowCountToEqual(value=ingest["games"], meta={"check": "games_rows_equal_manifest_games"}),
@@ -91,8 +93,8 @@ def _expectations(ingest: dict[str, int]) -> list[gx.expectations.Expectation]:
     ]
 
 
-def _invariants(con: duckdb.DuckDBPyConnection, ingest: dict[str, int]) -> list[Invariant]:
-    """Row and table invariants computed in DuckDB, plus the manifest's ingest arithmetic."""
+def _invariants(con: duckdb.DuckDBPyConnection, ingest: Mapping[str, int]) -> list[Invariant]:
+    """Row and table invariants computed in DuckDB (expectations__games.sql), plus the manifest's ingest arithmetic."""
     files_in, ingested, rejected = ingest["files_in"], ingest["files_ingested"], ingest["files_rejected"]
     counts = ", ".join(f"{name}={value}" for name, value in ingest.items())
     return [
@@ -103,26 +105,10 @@ def _invariants(con: duckdb.DuckDBPyConnection, ingest: dict[str, int]) -> list[
             max(0, ingested - ingest["games"] - ingest["duplicates"]),
             f"games + duplicates < files_ingested: {counts}",
         ),
-        sql_invariant(
+        *sql_invariants(
             con,
-            "game_id_is_sha256_prefix_member_tree",
-            f"""SELECT game_id FROM {TABLE}
-                WHERE game_id IS DISTINCT FROM left(source_sha256, 12) || ':' || member
-                      || CASE WHEN tree_index > 0 THEN '#' || tree_index ELSE '' END""",
-        ),
-        sql_invariant(
-            con,
-            "game_members_within_files_ingested",
-            f"""SELECT count(DISTINCT (source_sha256, member)) AS members FROM {TABLE}
-                HAVING count(DISTINCT (source_sha256, member)) > {ingested}""",
-            evidence=f"files_ingested={ingested}",
-        ),
-        sql_invariant(
-            con,
-            "sequence_sha1_unique_with_20_moves",
-            f"""SELECT sequence_sha1, game_id FROM (
-                    SELECT sequence_sha1, game_id, count(*) OVER (PARTITION BY sequence_sha1) AS copies
-                    FROM {TABLE} WHERE move_count >= {MIN_COMPARED_MOVES}
-                ) WHERE copies > 1""",
+            "expectations__games",
+            params={"files_ingested": ingested, "min_moves": MIN_COMPARED_MOVES},
+            evidence={"game_members_within_files_ingested": f"files_ingested={ingested}"},
         ),
     ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import duckdb
 
 from gopat.expectations.runner import (
@@ -9,9 +12,10 @@ from gopat.expectations.runner import (
     SuiteResult,
     run_invariants,
     schema_invariant,
-    sql_invariant,
+    sql_invariants,
     table_columns,
 )
+from gopat.transforms.analytics.sql import sql_text
 
 TABLE = "moves"
 SCHEMA = {
@@ -22,15 +26,9 @@ SCHEMA = {
     "col": "SMALLINT",
     "point": "VARCHAR",
 }
-# One aggregate per game, shared by the uniqueness and numbering checks.
-PER_GAME = f"""
-    SELECT game_id, count(*) AS moves, count(DISTINCT move_number) AS numbers,
-           min(move_number) AS first, max(move_number) AS last
-    FROM {TABLE} GROUP BY game_id
-"""
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table moves in `con` (tables are named games, moves, rejects, pattern_stats in the
     connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
 
@@ -49,51 +47,16 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
 
 
 def _invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
-    """Row invariants of moves as DuckDB queries that return the violating rows."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE moves_per_game__ AS {PER_GAME}")
+    """Row invariants of moves as DuckDB queries that return the violating rows (expectations__moves.sql)."""
+    con.execute(sql_text("expectations__moves_per_game"))
     try:
-        return [
-            sql_invariant(
-                con,
-                "game_id_move_number_unique",
-                """SELECT game_id, moves, numbers FROM moves_per_game__ WHERE moves <> numbers""",
-                evidence="game_id, rows, distinct non-null move numbers",
-            ),
-            sql_invariant(
-                con,
-                "game_id_exists_in_games",
-                f"SELECT game_id, move_number FROM {TABLE} ANTI JOIN games USING (game_id)",
-            ),
-            sql_invariant(
-                con,
-                "move_numbers_contiguous_1_to_move_count",
-                """SELECT g.game_id, g.move_count, coalesce(p.numbers, 0) AS numbers, p.first, p.last
-                   FROM games AS g LEFT JOIN moves_per_game__ AS p USING (game_id)
-                   WHERE g.move_count IS NULL
-                      OR coalesce(p.moves, 0) <> g.move_count
-                      OR coalesce(p.numbers, 0) <> g.move_count
-                      OR (g.move_count > 0 AND (p.first <> 1 OR p.last <> g.move_count))""",
-                evidence="game_id, move_count, distinct numbers, first, last",
-            ),
-            sql_invariant(
-                con,
-                "colour_in_b_w",
-                f"SELECT game_id, move_number, colour FROM {TABLE} WHERE colour IS NULL OR colour NOT IN ('B', 'W')",
-            ),
-            sql_invariant(
-                con,
-                "row_col_on_board_or_both_null",
-                f"""SELECT m.game_id, m.move_number, m.row, m.col, g.board_size
-                    FROM {TABLE} AS m JOIN games AS g USING (game_id)
-                    WHERE (m.row IS NULL) <> (m.col IS NULL)
-                       OR m.row < 0 OR m.col < 0 OR m.row >= g.board_size OR m.col >= g.board_size""",
-            ),
-            sql_invariant(
-                con,
-                "point_is_sgf_col_row_letters",
-                f"""SELECT game_id, move_number, row, col, point FROM {TABLE}
-                    WHERE point IS DISTINCT FROM chr((97 + col)::INTEGER) || chr((97 + row)::INTEGER)""",
-            ),
-        ]
+        return sql_invariants(
+            con,
+            "expectations__moves",
+            evidence={
+                "game_id_move_number_unique": "game_id, rows, distinct non-null move numbers",
+                "move_numbers_contiguous_1_to_move_count": "game_id, move_count, distinct numbers, first, last",
+            },
+        )
     finally:
         con.execute("DROP TABLE IF EXISTS temp.moves_per_game__")

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import duckdb
 
+from gopat.expectations import expect as e
 from gopat.expectations.runner import (
     SuiteResult,
     combine,
-    gx,
     manifest_fact,
     run_invariants,
     run_suite,
     schema_invariant,
-    sql_invariant,
+    sql_invariants,
     table_columns,
 )
 
@@ -24,10 +27,11 @@ SCHEMA = {
     "reason": "VARCHAR",
     "message": "VARCHAR",
 }
+WHOLE_SOURCE_EVIDENCE = "source_sha256 is NULL only for a whole source (member '')"
 SNAKE_CASE = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table rejects in `con` (tables are named games, moves, rejects, pattern_stats in the
     connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
 
@@ -43,16 +47,13 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: dict) -> SuiteResult:
         TABLE,
         [
             schema,
-            sql_invariant(
+            *sql_invariants(
                 con,
-                "unfetched_source_is_whole_source_reject",
-                f"""SELECT source, member, reason FROM {TABLE}
-                    WHERE source_sha256 IS NULL AND member IS DISTINCT FROM ''""",
-                evidence="source_sha256 is NULL only for a whole source (member '')",
+                "expectations__rejects",
+                evidence={"unfetched_source_is_whole_source_reject": WHOLE_SOURCE_EVIDENCE},
             ),
         ],
     )
-    e = gx.expectations
     frame = con.sql(f"SELECT {', '.join(SCHEMA)} FROM {TABLE}").df()
     expectations = [
         e.ExpectTableRowCountToEqual(value=files_rejected, meta={"check": "rejects_rows_equal_files_rejected"}),

@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from numbers import Integral
+from typing import Any
 
 import duckdb
 import pandas as pd
 
-with warnings.catch_warnings():
-    # great_expectations 1.24.1 imports the stdlib modules sre_constants and sre_parse, which
-    # Python 3.11 deprecates at import time; nothing else is silenced.
-    warnings.filterwarnings(
-        "ignore", message=r"module 'sre_(constants|parse)' is deprecated", category=DeprecationWarning
-    )
-    import great_expectations as gx
-    from great_expectations.core import ExpectationValidationResult
-    from great_expectations.data_context.types.base import (
-        DataContextConfig,
-        InMemoryStoreBackendDefaults,
-        ProgressBarsConfig,
-    )
+from gopat.expectations import expect as e
+from gopat.expectations.expect import (
+    DataContextConfig,
+    ExpectationConfiguration,
+    ExpectationValidationResult,
+    InMemoryStoreBackendDefaults,
+    ProgressBarsConfig,
+    gx,
+)
+from gopat.transforms.analytics.sql import sql_text
 
+CHECK_MARK = "-- check: "
 ORDER = "suite_order"
 DETAILS_CHARS = 300
 SAMPLE_VALUES = 5
@@ -50,7 +48,7 @@ class SuiteResult:
         """The outcomes that did not hold, in suite order."""
         return tuple(outcome for outcome in self.outcomes if not outcome.success)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """A JSON-able summary for the release manifest."""
         return {
             "table": self.table,
@@ -70,7 +68,7 @@ class Invariant:
     evidence: str = ""
 
 
-def run_suite(table: str, frame: pd.DataFrame, expectations: Sequence[gx.expectations.Expectation]) -> SuiteResult:
+def run_suite(table: str, frame: pd.DataFrame, expectations: Sequence[e.Expectation]) -> SuiteResult:
     """Validate `frame` with `expectations` in a throw-away in-memory GX context.
 
     Outcomes keep the order of `expectations`. An expectation with ``meta={"check": name}`` is
@@ -89,7 +87,7 @@ def run_suite(table: str, frame: pd.DataFrame, expectations: Sequence[gx.expecta
         for index, expectation in enumerate(expectations)
     ]
     validation = batch.validate(gx.ExpectationSuite(name=table, expectations=ordered), result_format="SUMMARY")
-    results = sorted(validation.results, key=lambda result: result.expectation_config.meta[ORDER])
+    results = sorted(validation.results, key=lambda result: _config(result).meta[ORDER])
     outcomes = tuple(_outcome(result) for result in results)
     return SuiteResult(table=table, success=all(o.success for o in outcomes), outcomes=outcomes)
 
@@ -105,7 +103,7 @@ def run_invariants(table: str, invariants: Sequence[Invariant]) -> SuiteResult:
         raise ValueError(f"duplicate invariant names in {table}")
     frame = pd.DataFrame({invariant.name: [int(invariant.violations)] for invariant in invariants})
     expectations = [
-        gx.expectations.ExpectColumnMaxToBeBetween(
+        e.ExpectColumnMaxToBeBetween(
             column=invariant.name,
             min_value=0,
             max_value=0,
@@ -135,26 +133,75 @@ def sql_invariant(
     `params` fills ``$name`` placeholders. On failure the evidence holds `evidence` and the first
     rows returned (order as the query gives).
     """
-    query = f"SELECT *, count(*) OVER () AS violations__ FROM ({violating_rows}) LIMIT 3"
+    query = f"SELECT *, count(*) OVER () AS violations__ FROM (\n{violating_rows}\n) LIMIT 3"
     rows = con.sql(query, params=dict(params) if params else None).fetchall()
     count = rows[0][-1] if rows else 0
     sample = "e.g. " + "; ".join(_format_row(row[:-1]) for row in rows) if rows else ""
     return Invariant(name=name, violations=int(count), evidence="; ".join(part for part in (evidence, sample) if part))
 
 
+def sql_checks(name: str) -> dict[str, str]:
+    """The checks of ``transforms/analytics/sql/<name>.sql``, read through `sql_text`, by invariant name.
+
+    Each check starts at a line ``-- check: <invariant name>`` and is one query (ending with ``;``)
+    that returns the rows violating the invariant.
+    """
+    checks: dict[str, list[str]] = {}
+    lines: list[str] | None = None
+    for line in sql_text(name).splitlines():
+        if line.startswith(CHECK_MARK):
+            lines = checks.setdefault(line.removeprefix(CHECK_MARK).strip(), [])
+        elif lines is not None:
+            lines.append(line)
+    return {check: "\n".join(lines).strip().removesuffix(";") for check, lines in checks.items()}
+
+
+def sql_invariants(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    *,
+    params: Mapping[str, object] | None = None,
+    evidence: Mapping[str, str] | None = None,
+) -> list[Invariant]:
+    """The invariants of every check of `sql_checks(name)`, in file order.
+
+    `params` fill the checks' ``$name`` placeholders; `evidence` gives some checks (by name) a
+    sentence shown on failure.
+    """
+    return [
+        sql_invariant(con, check, query, params=used_params(params, query), evidence=(evidence or {}).get(check, ""))
+        for check, query in sql_checks(name).items()
+    ]
+
+
+def used_params(params: Mapping[str, object] | None, query: str) -> dict[str, object]:
+    """The entries of `params` whose ``$name`` occurs in `query` (DuckDB rejects unused parameters)."""
+    return {key: value for key, value in (params or {}).items() if f"${key}" in query}
+
+
 def count_invariants(
-    con: duckdb.DuckDBPyConnection, table: str, checks: Mapping[str, tuple[str, str]]
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    *,
+    checks: Mapping[str, tuple[str, str]],
+    params: Mapping[str, object] | None = None,
 ) -> list[Invariant]:
     """The invariants "no row of `table` meets the condition", counted in one scan of the table.
 
-    `checks` maps each invariant's name to (the columns shown as evidence, the SQL condition a row
-    violates it with). Only the checks that fail run again, as `sql_invariant`, for evidence.
+    `checks` maps each invariant's name to (the columns shown as evidence, the one-line SQL condition a
+    row violates it with); `params` fills the conditions' ``$name`` placeholders. `table` and the
+    conditions are the suite's own constants, never data. Only the checks that fail run again, as
+    `sql_invariant`, for evidence.
     """
-    (counts,) = con.execute(
-        f"SELECT {', '.join(f'count_if({condition})' for _, condition in checks.values())} FROM {table}"
-    ).fetchall()
+    conditions = ", ".join(f"count_if({condition})" for _, condition in checks.values())
+    (counts,) = con.sql(f"SELECT {conditions} FROM {table}", params=dict(params) if params else None).fetchall()
     return [
-        sql_invariant(con, name, f"SELECT {columns} FROM {table} WHERE {condition}")
+        sql_invariant(
+            con,
+            name,
+            f"SELECT {columns} FROM {table} WHERE {condition}",
+            params=used_params(params, condition),
+        )
         if count else Invariant(name, 0)
         for (name, (columns, condition)), count in zip(checks.items(), counts, strict=True)
     ]
@@ -185,7 +232,7 @@ def schema_invariant(table: str, columns: Mapping[str, str], contract: Mapping[s
     return Invariant(name=f"{table}_schema_matches_contract", violations=len(problems), evidence=", ".join(problems))
 
 
-def manifest_fact(manifest: Mapping, *path: str) -> int:
+def manifest_fact(manifest: Mapping[str, Any], *path: str) -> int:
     """An integer fact of the manifest, e.g. ``manifest_fact(m, "ingest", "games")``."""
     value: object = manifest
     for part in path:
@@ -206,16 +253,24 @@ def _context_config() -> DataContextConfig:
     )
 
 
+def _config(result: ExpectationValidationResult) -> ExpectationConfiguration:
+    """The configuration of the expectation `result` evaluated (GX sets it on every validation result)."""
+    config = result.expectation_config
+    if config is None:
+        raise ValueError("GX returned a validation result without its expectation")
+    return config
+
+
 def _outcome(result: ExpectationValidationResult) -> ExpectationOutcome:
     """Readable name and short details of one GX validation result."""
-    config = result.expectation_config
+    config = _config(result)
     meta = config.meta or {}
     name = meta.get("check") or f"{config.type}({_arguments(config.kwargs)})"
     details = _details(result, meta)
     return ExpectationOutcome(expectation=name, success=bool(result.success), details=details[:DETAILS_CHARS])
 
 
-def _arguments(kwargs: Mapping) -> str:
+def _arguments(kwargs: Mapping[str, Any]) -> str:
     """The domain of an expectation: its column(s), else its value arguments."""
     for key in ("column", "column_list"):
         if key in kwargs:
@@ -226,7 +281,7 @@ def _arguments(kwargs: Mapping) -> str:
     return ", ".join(f"{key}={value}" for key, value in kwargs.items() if key != "batch_id")
 
 
-def _details(result: ExpectationValidationResult, meta: Mapping) -> str:
+def _details(result: ExpectationValidationResult, meta: Mapping[str, Any]) -> str:
     """Observed value, unexpected count and sample, or the exception GX caught."""
     info = result.exception_info or {}
     messages = [info.get("exception_message")] + [
@@ -240,7 +295,7 @@ def _details(result: ExpectationValidationResult, meta: Mapping) -> str:
         text = f"violations={found.get('observed_value')}"
         return f"{text}: {meta['evidence']}" if meta.get("evidence") and not result.success else text
     if "observed_value" in found:
-        expected = result.expectation_config.kwargs.get("value")
+        expected = _config(result).kwargs.get("value")
         suffix = "" if expected is None else f", expected {expected}"
         return f"observed {found['observed_value']}{suffix}"
     if "unexpected_count" in found:
@@ -252,6 +307,6 @@ def _details(result: ExpectationValidationResult, meta: Mapping) -> str:
     return "ok" if result.success else "failed"
 
 
-def _format_row(row: tuple) -> str:
+def _format_row(row: tuple[Any, ...]) -> str:
     """A short printable form of one SQL result row."""
     return ", ".join("NULL" if value is None else str(value) for value in row)

@@ -81,5 +81,5 @@ def test_count_must_match_manifest(warehouse: duckdb.DuckDBPyConnection, manifes
 
 
 def test_manifest_without_ingest_facts_raises(warehouse: duckdb.DuckDBPyConnection) -> None:
-    with pytest.raises(ValueError, match="manifest lacks ingest.files_rejected"):
+    with pytest.raises(ValueError, match=r"manifest lacks ingest\.files_rejected"):
         rejects.validate(warehouse, manifest={"families": {}})

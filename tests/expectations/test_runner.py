@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gopat.expectations import expect
 from gopat.expectations.runner import (
     ExpectationOutcome,
     Invariant,
     SuiteResult,
     combine,
-    gx,
     manifest_fact,
     run_invariants,
     run_suite,
@@ -26,7 +26,7 @@ from gopat.expectations.runner import (
     table_columns,
 )
 
-E = gx.expectations
+E = expect
 
 
 def test_outcomes_keep_suite_order_and_readable_names() -> None:

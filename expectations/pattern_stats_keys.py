@@ -1,0 +1,267 @@
+"""Key checks of the `pattern_stats` suite: every key parsed, re-canonicalised and merged, in streamed batches."""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from gopat.expectations.pattern_keys import parse_keys
+from gopat.expectations.runner import Invariant
+from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.render import stones
+from gopat.transforms.patterns.symmetry import Group, key_string
+
+SYMMETRIES = (8, 16)
+BATCH_ROWS = 1 << 19  # rows a batch: CHECKERS + 1 batches are in memory at once
+MERGE_TABLE = "_pattern_stats_merge_check"  # prefix of the scratch tables of the key checks, dropped after
+MERGE_PARTITION_ROWS = 8_000_000  # rows of a family per scratch table
+CHECKERS = 2  # threads checking batches (the key checks are numba, without the GIL)
+SAMPLES = 3
+
+Batch = dict[str, Any]  # numpy columns orbit_size, stones, occurrence, chosen; `key` an Arrow string array
+
+
+@dataclass
+class _Tally:
+    """Violation count and a few examples of one key invariant."""
+
+    name: str
+    violations: int = 0
+    examples: list[str] = field(default_factory=list)
+
+    def add(self, count: int, examples: Iterable[str]) -> None:
+        """Add `count` violations; keep examples until SAMPLES are kept."""
+        self.violations += count
+        for example in examples:
+            if len(self.examples) >= SAMPLES:
+                break
+            self.examples.append(example)
+
+    def invariant(self) -> Invariant:
+        """The tally as an invariant for the GX run."""
+        return Invariant(self.name, self.violations, "e.g. " + "; ".join(self.examples) if self.examples else "")
+
+
+
+def key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invariant]:
+    """Key format, uniqueness, canonical keys, orbit sizes, stones, variants and the 16 = merged 8 check of `source`.
+
+    Family by family, every key of the 8 and 16 symmetries is parsed and checked in batches; the
+    well-formed ones go to scratch tables (their own key, and the 16-canonical key they merge into),
+    split by merge key into parts of about MERGE_PARTITION_ROWS rows, where DuckDB sums the merge
+    one part at a time (a part's hash tables fit in memory; a key's 8 and 16 rows and any copies of
+    a row all land in the same part). Keys that come in strictly increasing order within each
+    symmetry, as the build writes them, are unique; otherwise DuckDB counts the duplicates too.
+    """
+    tallies = {
+        name: _Tally(name)
+        for name in (
+            "key_is_colour_then_family_digits",
+            "family_symmetry_key_unique",
+            "key_is_canonical",
+            "orbit_size_matches_key",
+            "key_variants_recanonicalise_to_key",
+            "stones_match_key",
+            "symmetry16_is_symmetry8_merged_by_colour_swap",
+        )
+    }
+    present = dict(con.execute("SELECT family, count(*) FROM query_table(?) GROUP BY family", [source]).fetchall())
+    for family in sorted(set(present) & set(FAMILIES)):
+        groups = {symmetry: FAMILIES[family].group(symmetry) for symmetry in SYMMETRIES}
+        parts = 1 << max(0, math.ceil(math.log2(present[family] / MERGE_PARTITION_ROWS)))
+        tables = [f"{MERGE_TABLE}_{part}" for part in range(parts)]
+        try:
+            for table in tables:
+                con.execute(
+                    f"CREATE OR REPLACE TEMP TABLE {table} "
+                    "(symmetry INTEGER, own BIGINT, key BIGINT, occurrence BIGINT, chosen BIGINT)"
+                )
+            order = _Order()
+            with ThreadPoolExecutor(max_workers=CHECKERS) as checker:  # batches are checked while others are inserted
+                pending: deque[Future[_Checked]] = deque()
+                for symmetry in SYMMETRIES:
+                    for batch in _batches(con, source, family, symmetry):
+                        pending.append(checker.submit(_merge_rows, family, groups, symmetry, batch, parts))
+                        if len(pending) > CHECKERS:
+                            _take(con, tables, pending.popleft().result(), tallies, order)
+                while pending:
+                    _take(con, tables, pending.popleft().result(), tallies, order)
+            for table in tables:
+                if not order.increasing:
+                    tallies["family_symmetry_key_unique"].add(*_duplicates(con, family, table))
+                tallies["symmetry16_is_symmetry8_merged_by_colour_swap"].add(*_merge_differences(con, family, table))
+        finally:
+            for table in tables:
+                con.execute(f"DROP TABLE IF EXISTS {table}")
+    return [tally.invariant() for tally in tallies.values()]
+
+
+
+@dataclass
+class _Order:
+    """Whether the well-formed keys of one family have come in strictly increasing order in each symmetry."""
+
+    increasing: bool = True
+    last: dict[int, int] = field(default_factory=dict)
+
+    def add(self, symmetry: int, keys: npt.NDArray[np.int64]) -> None:
+        """Take the next batch of keys of `symmetry`, in table order."""
+        if len(keys):
+            follows = symmetry not in self.last or keys[0] > self.last[symmetry]
+            self.increasing = self.increasing and follows and bool(np.all(keys[1:] > keys[:-1]))
+            self.last[symmetry] = int(keys[-1])
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """One checked batch: its well-formed keys, the violations found (count and examples by invariant name) and
+    its scratch rows by part."""
+
+    symmetry: int
+    keys: npt.NDArray[np.int64]
+    found: dict[str, tuple[int, list[str]]]
+    parts: list[pa.Table]
+
+
+def _merge_rows(family: str, groups: dict[int, Group], symmetry: int, batch: Batch, parts: int) -> _Checked:
+    """Check one batch, then its scratch rows (symmetry, own key, 16-canonical key, counts) split into `parts`."""
+    keys, ok, found = _check_batch(family, groups[symmetry], batch)
+    merge_keys = groups[16].canonicalize(keys)[0] if symmetry == 8 else keys
+    rows = pa.table({
+        "symmetry": pa.array(np.full(len(keys), symmetry, dtype=np.int32)), "own": keys,
+        "key": merge_keys, "occurrence": batch["occurrence"][ok], "chosen": batch["chosen"][ok],
+    })
+    part_of = (merge_keys % parts).astype(np.int32)
+    order = np.argsort(part_of, kind="stable")
+    ends = np.cumsum(np.bincount(part_of, minlength=parts))
+    rows = rows.take(order)
+    split = [rows.slice(end - size, size) for end, size in zip(ends, np.diff(ends, prepend=0), strict=True)]
+    return _Checked(symmetry, keys, found, split)
+
+
+def _take(
+    con: duckdb.DuckDBPyConnection, tables: list[str], checked: _Checked, tallies: dict[str, _Tally], order: _Order
+) -> None:
+    """Count a checked batch's violations and key order (batches are taken in table order) and append each part's
+    scratch rows to its table."""
+    for name, (count, examples) in checked.found.items():
+        tallies[name].add(count, examples)
+    order.add(checked.symmetry, checked.keys)
+    for table, rows in zip(tables, checked.parts, strict=True):
+        con.register("merge_rows", rows)
+        con.execute(f"INSERT INTO {table} FROM merge_rows")
+        con.unregister("merge_rows")
+
+
+def _batches(
+    con: duckdb.DuckDBPyConnection, source: str, family: str, symmetry: int
+) -> Iterator[Batch]:
+    """The rows of one family and symmetry of `source` as numpy columns (keys as Arrow strings), about BATCH_ROWS
+    at a time."""
+    with con.cursor() as cursor:  # its own cursor: the caller writes through `con` while this streams
+        reader = cursor.sql(
+            sql_text("expectations__pattern_stats_key_batches"),
+            params={"source": source, "family": family, "symmetry": symmetry},
+        ).to_arrow_reader(BATCH_ROWS)
+        pending: list[pa.RecordBatch] = []
+        rows = 0
+        for record_batch in reader:
+            pending.append(record_batch)
+            rows += record_batch.num_rows
+            if rows >= BATCH_ROWS:
+                yield _columns(pending)
+                pending, rows = [], 0
+        if rows:
+            yield _columns(pending)
+
+
+def _columns(record_batches: list[pa.RecordBatch]) -> Batch:
+    """Numpy columns of record batches; `key` stays an Arrow string array."""
+    table = pa.Table.from_batches(record_batches)
+    columns = {name: table.column(name).to_numpy() for name in ("orbit_size", "stones", "occurrence", "chosen")}
+    columns["key"] = pa.concat_arrays(table.column("key").chunks).cast(pa.large_string())
+    return columns
+
+
+def _check_batch(
+    family: str, group: Group, batch: Batch
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], dict[str, tuple[int, list[str]]]]:
+    """Check the key invariants of one batch of one family and symmetry.
+
+    Returns the int64 keys of its well-formed rows, the mask of those rows in the batch, and the
+    violations found: count and up to SAMPLES examples by invariant name.
+    """
+    n_digits = FAMILIES[family].layout.n_digits
+    texts = batch["key"]
+    parsed, variants, ok = parse_keys(texts, n_digits=n_digits, group=group)
+    bad = np.flatnonzero(~ok)
+    found = {"key_is_colour_then_family_digits": (
+        len(bad), [f"{family}/{group.order} {texts[int(row)]}" for row in bad[:SAMPLES]])}
+    keys, variants = parsed[ok], variants[ok]
+    canonical, orbit, _ = group.canonicalize(keys)
+    recanonical = group.canonicalize(variants)[0]
+    counted = stones(family, keys)
+
+    def text(key: np.int64) -> str:
+        return key_string(int(key), n_digits)
+
+    orbit_sizes, stones_given = batch["orbit_size"][ok], batch["stones"][ok]
+    checks: dict[str, tuple[npt.NDArray[np.bool_], Callable[[int], str]]] = {
+        "key_is_canonical": (canonical != keys, lambda row: f"canonical form {text(canonical[row])}"),
+        "orbit_size_matches_key": (
+            orbit_sizes != orbit, lambda row: f"orbit_size {orbit_sizes[row]}, recomputed {orbit[row]}"),
+        "key_variants_recanonicalise_to_key": (
+            recanonical != keys,
+            lambda row: f"variant {text(variants[row])} re-canonicalises to {text(recanonical[row])}",
+        ),
+        "stones_match_key": (
+            stones_given != counted, lambda row: f"stones {stones_given[row]}, recomputed {counted[row]}"),
+    }
+    for name, (wrong, describe) in checks.items():
+        rows = np.flatnonzero(wrong)
+        examples = [f"{family}/{group.order} {text(keys[row])}: {describe(row)}" for row in rows[:SAMPLES]]
+        found[name] = (len(rows), examples)
+    return keys, ok, found
+
+
+
+def _duplicates(con: duckdb.DuckDBPyConnection, family: str, table: str) -> tuple[int, list[str]]:
+    """Number of (symmetry, key) pairs of scratch table `table` given more than once, and examples."""
+    rows = con.sql(
+        sql_text("expectations__pattern_stats_duplicate_keys"), params={"scratch": table, "samples": SAMPLES}
+    ).fetchall()
+    n_digits = FAMILIES[family].layout.n_digits
+    examples = [f"{family}/{symmetry} {key_string(own, n_digits)}: {copies} rows" for _, symmetry, own, copies in rows]
+    return (rows[0][0] if rows else 0), examples
+
+
+def _merge_differences(con: duckdb.DuckDBPyConnection, family: str, table: str) -> tuple[int, list[str]]:
+    """Number of 16-canonical keys whose merged 8-symmetry counts differ from the 16 rows, and examples.
+
+    Sums scratch table `table` (the 8 rows under their 16-canonical key, and the 16 rows) in DuckDB
+    (expectations__pattern_stats_merge_differences.sql).
+    """
+    rows = con.sql(
+        sql_text("expectations__pattern_stats_merge_differences"), params={"scratch": table, "samples": SAMPLES}
+    ).fetchall()
+    n_digits = FAMILIES[family].layout.n_digits
+
+    def counts(occurrence: int | None, chosen: int | None) -> str:
+        return "absent" if occurrence is None else f"occurrence {occurrence}, chosen {chosen}"
+
+    examples = [
+        f"{family} {key_string(key, n_digits)}: merged 8 {counts(o8, c8)}; 16 {counts(o16, c16)}"
+        for _, key, o8, c8, o16, c16 in rows
+    ]
+    return (rows[0][0] if rows else 0), examples
+

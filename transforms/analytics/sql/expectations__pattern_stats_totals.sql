@@ -1,0 +1,10 @@
+-- pattern_stats suite: rows, sum(occurrence) and sum(chosen) of table $source per family and symmetry (8 or 16).
+SELECT
+    family,
+    symmetry,
+    count(*) AS row_count,
+    coalesce(sum(occurrence), 0) AS occurrence,
+    coalesce(sum(chosen), 0) AS chosen
+FROM query_table($source)
+WHERE family IS NOT NULL AND symmetry IN (8, 16)
+GROUP BY ALL
