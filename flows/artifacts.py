@@ -11,6 +11,7 @@ import duckdb
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
 from gopat.effects.warehouse.layout import Layout
+from gopat.transforms.analytics.sql import sql_text
 
 SUMMARY_KEY = "gopat-build-summary"
 TOP_PATTERNS_KEY = "gopat-top-patterns"
@@ -56,12 +57,7 @@ def top_patterns(release_dir: Path, *, per_family: int = TOP_PER_FAMILY, symmetr
         families = [family for (family,) in distinct]
         result: list[dict[str, Any]] = []
         for family in families:
-            rows = con.execute(
-                "SELECT family, key, chosen, occurrence, round(chosen_rate, 4) AS chosen_rate, orbit_size, stones "
-                "FROM read_parquet(?) WHERE family = ? AND symmetry = ? "
-                "ORDER BY chosen DESC, occurrence DESC, key LIMIT ?",
-                [path, family, symmetry, per_family],
-            )
+            rows = con.execute(sql_text("pattern_stats__top"), [path, family, symmetry, per_family])
             names = [column[0] for column in rows.description]
             result += [dict(zip(names, row, strict=True)) for row in rows.fetchall()]
     return result

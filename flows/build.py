@@ -42,15 +42,21 @@ from gopat.effects.warehouse.manifest import (
 )
 from gopat.effects.warehouse.publish import publish
 from gopat.flows.artifacts import publish_artifacts
-from gopat.flows.ingest import build_game_tables, carry_previous, fetch_source, ingest_sources, no_games, unique
+from gopat.flows.ingest import (
+    build_game_tables,
+    carry_previous,
+    count_rows,
+    fetch_source,
+    ingest_sources,
+    no_games,
+    unique,
+)
 from gopat.flows.patterns import extract_shards, pattern_stats_file
 from gopat.flows.shards import check_runner
 from gopat.transforms.analytics.counting import build_game_counts
 from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES, FAMILIES
 from gopat.transforms.patterns.templates import DEFAULT_MIN_OCCURRENCE, build_dont_care_templates
-
-__all__ = ["PUBLISHED", "ExpectationsFailed", "Ingest", "NoGames", "build_release"]
 
 PUBLISHED = (
     "games", "moves", "rejects", "pattern_stats", "fuseki", "opening_tree", "dont_care_templates", "game_counts",
@@ -271,7 +277,7 @@ def _build_and_publish(
         pattern_stats, manifest, expectations = _tables_and_suites(
             con, stage, plan, run, ingest=ingest, manifest_now=manifest_now, timings=timings
         )
-        manifest["row_counts"] = {t: _rows(con, t) for t in PUBLISHED}
+        manifest["row_counts"] = {t: count_rows(con, t) for t in PUBLISHED}
         manifest["expectations"] = {table: expectations[table] for table in PUBLISHED}
         version = next_version(plan.layout, plan.content)
         manifest["timings"] = timings
@@ -310,15 +316,6 @@ def _tables_and_suites(
             templates.result()
             expectations |= validate_tables(con, manifest, tables=["dont_care_templates"])
     return pattern_stats, manifest, expectations
-
-
-def _rows(con: duckdb.DuckDBPyConnection, table: str) -> int:
-    """The number of rows of a published table."""
-    if table not in PUBLISHED:
-        raise ValueError(f"not a published table: {table!r}")
-    row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
-    assert row is not None  # an aggregate has one row
-    return int(row[0])
 
 
 @contextlib.contextmanager

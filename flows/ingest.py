@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
@@ -33,7 +34,7 @@ from gopat.transforms.games.records import (
 from gopat.transforms.patterns.extract import GameMoves
 
 T = TypeVar("T")
-COUNTED = frozenset({"games", "games_all", "rejects_all"})  # the tables _count may name
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -64,6 +65,7 @@ def fetch_source(source: str, raw_dir: Path, expected_sha256: str | None) -> Fet
 
 def _append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
     """Append a polars frame to a DuckDB table, creating the table from the frame's schema."""
+    table = table_name(table)
     con.register("chunk", frame)
     con.execute(f"CREATE TABLE IF NOT EXISTS {table} AS FROM chunk LIMIT 0")
     con.execute(f"INSERT INTO {table} FROM chunk")
@@ -122,7 +124,7 @@ def ingest_sources(
     rejects = con.execute("SELECT source, member, reason, message FROM rejects_all").fetchall()
     for source, member, reason, message in rejects:
         logger.warning("rejected %s %s: %s: %s", source, member or "(whole source)", reason, message)
-    files_rejected = _count(con, "rejects_all")
+    files_rejected = count_rows(con, "rejects_all")
     ingest = Ingest(files_in=files_in, files_ingested=files_ingested, files_rejected=files_rejected)
     return ingest, replays, {phase: round(seconds, 3) for phase, seconds in cpu.items()}
 
@@ -155,16 +157,21 @@ def build_game_tables(con: duckdb.DuckDBPyConnection, ingest: Ingest) -> Ingest:
     """
     for table in ("games", "moves", "rejects"):
         con.execute(sql_text(table))
-    games = _count(con, "games")
-    parsed = _count(con, "games_all")
+    games = count_rows(con, "games")
+    parsed = count_rows(con, "games_all")
     return Ingest(**{**asdict(ingest), "games": games, "duplicates": ingest.duplicates + parsed - games})
 
 
-def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
-    """The number of rows of one of the build's tables (a name of COUNTED)."""
-    if table not in COUNTED:
-        raise ValueError(f"not a build table: {table!r}")
-    row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+def table_name(name: str) -> str:
+    """`name`, checked to be a plain SQL identifier (table names cannot be bind parameters)."""
+    if not _IDENTIFIER.fullmatch(name):
+        raise ValueError(f"a table name must be an identifier, got {name!r}")
+    return name
+
+
+def count_rows(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    """The number of rows of one of the build's tables."""
+    row = con.execute(f"SELECT count(*) FROM {table_name(table)}").fetchone()
     assert row is not None  # an aggregate has one row
     return int(row[0])
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import re
 import shutil
 from collections import deque
 from collections.abc import Sequence
@@ -15,7 +14,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from gopat.effects.parquet import merge_pattern_stats_files, pattern_stats_writer
-from gopat.flows.ingest import batched
+from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
 from gopat.flows.shards import extract_shard, shard_executor
 from gopat.transforms.analytics.sql import sql_text
@@ -23,7 +22,6 @@ from gopat.transforms.patterns.extract import GameMoves
 
 SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
 SAMPLE_SHARDS = 4  # shards whose keys give the parts' key ranges
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @task(cache_policy=NO_CACHE)
@@ -145,6 +143,4 @@ def pattern_stats_file(con: duckdb.DuckDBPyConnection, stage: Path, *, previous:
 
 def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path]) -> None:
     """Create or replace view `name` of Parquet files `paths` (a relation: the paths are values, not SQL text)."""
-    if not _IDENTIFIER.fullmatch(name):
-        raise ValueError(f"a view name must be an identifier, got {name!r}")
-    con.read_parquet([str(path) for path in paths]).create_view(name, replace=True)
+    con.read_parquet([str(path) for path in paths]).create_view(table_name(name), replace=True)

@@ -38,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("more --expected-sha256 values than --source values")
     if args.quiet:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
-    from gopat.flows.build import Ingest, build_release
+    from gopat.effects.warehouse.manifest import Ingest
+    from gopat.flows.build import build_release
     from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 
     manifest = build_release(

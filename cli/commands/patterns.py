@@ -37,11 +37,9 @@ def export_table(args: argparse.Namespace) -> int:
         return 0
     if args.symmetries is None:
         raise ValueError("export go4go-d12 needs --symmetries 8 or 16")
-    rows = con.execute(
-        "SELECT key, occurrence, chosen, orbit_size FROM pattern_stats WHERE family = 'd12' AND symmetry = ? "
-        "ORDER BY key",
-        [args.symmetries],
-    ).fetchall()
+    from gopat.transforms.analytics.sql import sql_text
+
+    rows = con.execute(sql_text("pattern_stats__go4go_d12"), [args.symmetries]).fetchall()
     lines = (f"{key};{occurrence};{chosen};{orbit}\n" for key, occurrence, chosen, orbit in rows)
     write_output("".join(lines), args.output)
     return 0
