@@ -31,10 +31,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gopat` console script; returns the exit code."""
     args = parser().parse_args(argv)
     quiet = None if args.debug else _ExpectedErrors()
-    for name in RUN_LOGGERS if quiet else ():
-        logging.getLogger(name).addFilter(quiet)
+    loggers = [logging.getLogger(name) for name in RUN_LOGGERS]
+    if quiet is not None:
+        for logger in loggers:
+            logger.addFilter(quiet)
     try:
-        return args.run(args)
+        code: int = args.run(args)
+        return code
     except EXPECTED as error:
         if args.debug:
             raise
@@ -44,8 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.clear_frames(error.__traceback__)
         return 1
     finally:
-        for name in RUN_LOGGERS if quiet else ():
-            logging.getLogger(name).removeFilter(quiet)
+        if quiet is not None:
+            for logger in loggers:
+                logger.removeFilter(quiet)
         gc.collect()
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, cast
 from uuid import UUID
 
 import duckdb
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
 from gopat.effects.warehouse.layout import Layout
+from gopat.transforms.analytics.sql import sql_text
 
 SUMMARY_KEY = "gopat-build-summary"
 TOP_PATTERNS_KEY = "gopat-top-patterns"
@@ -16,7 +19,7 @@ DATA_DOCS_KEY = "gopat-data-docs"
 TOP_PER_FAMILY = 5
 
 
-def summary_markdown(manifest: dict, *, published: bool) -> str:
+def summary_markdown(manifest: Mapping[str, Any], *, published: bool) -> str:
     """The run summary: whether a release was published, files in / games / rejects, sources, timings."""
     version, ingest = manifest["version"], manifest["ingest"]
     if published:
@@ -43,22 +46,18 @@ def summary_markdown(manifest: dict, *, published: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def top_patterns(release_dir: Path, *, per_family: int = TOP_PER_FAMILY, symmetry: int = 8) -> list[dict]:
+def top_patterns(release_dir: Path, *, per_family: int = TOP_PER_FAMILY, symmetry: int = 8) -> list[dict[str, Any]]:
     """The most chosen canonical patterns of each family (ties: more occurrences, then smaller key).
 
     One top-N query per family, which DuckDB answers with a small heap, not a sort of the table.
     """
     path = str(release_dir / "pattern_stats.parquet")
     with duckdb.connect() as con:
-        families = [f for (f,) in con.execute("SELECT DISTINCT family FROM read_parquet(?) ORDER BY 1", [path]).fetchall()]
-        result = []
+        distinct = con.execute("SELECT DISTINCT family FROM read_parquet(?) ORDER BY 1", [path]).fetchall()
+        families = [family for (family,) in distinct]
+        result: list[dict[str, Any]] = []
         for family in families:
-            rows = con.execute(
-                "SELECT family, key, chosen, occurrence, round(chosen_rate, 4) AS chosen_rate, orbit_size, stones "
-                "FROM read_parquet(?) WHERE family = ? AND symmetry = ? "
-                "ORDER BY chosen DESC, occurrence DESC, key LIMIT ?",
-                [path, family, symmetry, per_family],
-            )
+            rows = con.execute(sql_text("pattern_stats__top"), [path, family, symmetry, per_family])
             names = [column[0] for column in rows.description]
             result += [dict(zip(names, row, strict=True)) for row in rows.fetchall()]
     return result
@@ -70,22 +69,23 @@ def data_docs_link(release_dir: Path) -> str:
     return (pages[0] if pages else release_dir).resolve().as_uri()
 
 
-def publish_artifacts(layout: Layout, manifest: dict, *, published: bool) -> dict[str, UUID]:
+def publish_artifacts(layout: Layout, manifest: Mapping[str, Any], *, published: bool) -> dict[str, UUID]:
     """Create the three artifacts of a build run for `manifest`'s release; returns their ids by key."""
     version = manifest["version"]
     release_dir = layout.release_dir(version)
     link = data_docs_link(release_dir)
+    # Called from a sync flow, Prefect's dispatching functions return the artifact's id, not a coroutine.
     return {
-        SUMMARY_KEY: create_markdown_artifact(
+        SUMMARY_KEY: cast(UUID, create_markdown_artifact(
             summary_markdown(manifest, published=published), key=SUMMARY_KEY,
             description=f"release {version}: {'published' if published else 'nothing new'}",
-        ),
-        TOP_PATTERNS_KEY: create_table_artifact(
+        )),
+        TOP_PATTERNS_KEY: cast(UUID, create_table_artifact(
             top_patterns(release_dir), key=TOP_PATTERNS_KEY,
             description=f"release {version}: the {TOP_PER_FAMILY} most chosen patterns of each family (8 symmetries)",
-        ),
-        DATA_DOCS_KEY: create_link_artifact(
+        )),
+        DATA_DOCS_KEY: cast(UUID, create_link_artifact(
             link, link_text=f"Data Docs of release {version}" if link.endswith(".html") else f"release {version}",
             key=DATA_DOCS_KEY, description=f"release {version}: validation results",
-        ),
+        )),
     }

@@ -13,18 +13,22 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import yaml
-from prefect import flow, get_run_logger
+from prefect import Flow, flow, get_run_logger
 from prefect import serve as prefect_serve
+from prefect.client.schemas.objects import State
+from prefect.deployments.runner import RunnerDeployment
 from prefect.flows import load_flow_from_entrypoint
-from prefect.schedules import Cron
+from prefect.schedules import Cron, Schedule
 from prefect.settings import get_current_settings
-from prefect.states import Completed, State
+from prefect.states import Completed
 
 from gopat.effects.warehouse.fetch import is_url
 from gopat.effects.warehouse.layout import Layout, current_version
 from gopat.flows.build import build_release
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 
 SOURCE_KEYS = {"name", "url", "path", "sha256"}
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -67,7 +71,7 @@ def read_sources(path: Path) -> list[Source]:
     return sources
 
 
-def _source(path: Path, index: int, entry: dict) -> Source:
+def _source(path: Path, index: int, entry: dict[str, Any]) -> Source:
     where = f"{path}: source {index}"
     unknown = sorted(set(entry) - SOURCE_KEYS)
     if unknown:
@@ -97,7 +101,7 @@ def scheduled_build(
     workers: int = 0,
     families: list[str] | None = None,
     keep: int | None = None,
-) -> State:
+) -> State[Any]:
     """Build and publish a release from the sources listed in `sources_file` (the build-release flow).
 
     `runner` is where shard work runs ('local', 'dask' or a Dask scheduler address, see
@@ -110,7 +114,6 @@ def scheduled_build(
     sources = read_sources(Path(sources_file))
     layout = Layout(Path(warehouse).resolve())
     before = current_version(layout)
-    options = {"families": tuple(families)} if families else {}
     try:
         # The build flow's body runs in this flow run (not as a subflow), so its tasks, logs and
         # artifacts are on the run the deployment started: the page an operator opens.
@@ -122,7 +125,7 @@ def scheduled_build(
             runner=runner,
             show_progress="log",
             keep=keep,
-            **options,
+            families=tuple(families) if families else DEFAULT_FAMILIES,
         )
     except OSError as error:
         urls = ", ".join(f"{s.name} ({s.location})" for s in sources if is_url(s.location))
@@ -141,9 +144,10 @@ def scheduled_build(
     return Completed(message=message, data=summary)
 
 
-def deployment_specs(prefect_file: Path) -> list[dict]:
+def deployment_specs(prefect_file: Path) -> list[dict[str, Any]]:
     """The `deployments` entries of a prefect.yaml."""
-    return (yaml.safe_load(prefect_file.read_text()) or {}).get("deployments") or []
+    specs: list[dict[str, Any]] = (yaml.safe_load(prefect_file.read_text()) or {}).get("deployments") or []
+    return specs
 
 
 def serve(*, prefect_file: Path, limit: int = 1) -> None:
@@ -158,24 +162,25 @@ def serve(*, prefect_file: Path, limit: int = 1) -> None:
             "gopat serve needs a Prefect server: start one with `prefect server start` and set "
             "PREFECT_API_URL (e.g. `prefect config set PREFECT_API_URL=http://127.0.0.1:4200/api`)"
         )
-    deployments = []
+    deployments: list[RunnerDeployment] = []
     for spec in deployment_specs(prefect_file):
-        entry = load_flow_from_entrypoint(str(prefect_file.parent / spec["entrypoint"]))
+        entry: Flow[..., Any] = load_flow_from_entrypoint(str(prefect_file.parent / spec["entrypoint"]))
         schedules = [_cron(prefect_file, spec["name"], s) for s in spec.get("schedules") or []]
-        deployments.append(entry.to_deployment(
+        # Called from sync code, Prefect's dispatching to_deployment returns the deployment, not a coroutine.
+        deployments.append(cast(RunnerDeployment, entry.to_deployment(
             name=spec["name"],
             schedules=schedules,
             parameters=spec.get("parameters") or {},
             description=spec.get("description"),
             tags=spec.get("tags"),
             concurrency_limit=spec.get("concurrency_limit"),
-        ))
+        )))
     if not deployments:
         raise ValueError(f"{prefect_file}: no deployments")
     prefect_serve(*deployments, limit=limit)
 
 
-def _cron(prefect_file: Path, name: str, schedule: dict) -> Cron:
+def _cron(prefect_file: Path, name: str, schedule: dict[str, Any]) -> Schedule:
     if set(schedule) - {"cron", "timezone", "active"} or "cron" not in schedule:
         raise ValueError(
             f"{prefect_file}: deployment {name}: gopat serve takes cron schedules (cron, timezone, active)"

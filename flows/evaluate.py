@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
@@ -17,7 +18,7 @@ from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, Weights, load_weig
 
 
 @task(cache_policy=NO_CACHE)
-def load_games_task(source: str, raw_dir: Path) -> tuple[list[GameMoves], dict]:
+def load_games_task(source: str, raw_dir: Path) -> tuple[list[GameMoves], dict[str, Any]]:
     """Read the held-out games."""
     games, summary = read_games(source, raw_dir=raw_dir)
     get_run_logger().info("%s: %d games from %d files (%d rejected)", source, summary["games"], summary["files"],
@@ -34,13 +35,13 @@ def load_predictor_task(layout: Layout, version: str, weights: Weights) -> Predi
 
 
 @task(cache_policy=NO_CACHE)
-def evaluate_task(predictor: Predictor, games: list[GameMoves]) -> dict:
+def evaluate_task(predictor: Predictor, games: list[GameMoves]) -> dict[str, Any]:
     """Rank every legal point of every position."""
     return evaluate(predictor, games)
 
 
 @task(cache_policy=NO_CACHE)
-def record_task(layout: Layout, version: str, record: dict) -> Path:
+def record_task(layout: Layout, version: str, record: dict[str, Any]) -> Path:
     """Store the result in the release manifest."""
     return record_evaluation(layout, version, record)
 
@@ -52,7 +53,7 @@ def evaluate_release(
     release: str | None = None,
     weights: str | None = None,
     record: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """Evaluate a release's move prediction on the games of ``games`` and (by default) record it in its manifest.
 
     ``weights`` is a weights file (default: the shipped transforms/predict/prediction_weights.json).

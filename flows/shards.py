@@ -57,7 +57,9 @@ def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[Executor]:
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             yield pool
         return
-    from prefect_dask import DaskTaskRunner  # here: importing distributed costs seconds in every local worker
+    from prefect_dask.task_runners import (
+        DaskTaskRunner,  # here: importing distributed costs seconds in every local worker
+    )
 
     if runner == DASK:
         task_runner = DaskTaskRunner(cluster_kwargs={
@@ -67,7 +69,7 @@ def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[Executor]:
     else:
         task_runner = DaskTaskRunner(address=runner)
     with task_runner:
-        yield task_runner.client.get_executor(pure=False)
+        yield task_runner.client.get_executor(pure=False)  # type: ignore[no-untyped-call]  # distributed is untyped
 
 
 def extract_shard(games: list[GameMoves], families: tuple[str, ...]) -> tuple[bytes, dict[str, int]]:

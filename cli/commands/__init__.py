@@ -23,19 +23,10 @@ def release_options(parser: argparse.ArgumentParser) -> None:
 
 
 def release_connection(args: argparse.Namespace) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with a view per table of the chosen release."""
-    import duckdb
+    """An in-memory DuckDB with a view per table of the release chosen by --warehouse and --release."""
+    from gopat.effects.warehouse.open import open_release
 
-    from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
-
-    layout = Layout(Path(args.warehouse))
-    version = args.release or current_version(layout)
-    if version is None:
-        raise ValueError(f"no release in {layout.releases}; run `gopat build` first")
-    read_manifest(layout, version)
-    con = duckdb.connect()
-    for parquet in sorted(layout.release_dir(version).glob("*.parquet")):
-        con.execute(f"CREATE VIEW {parquet.stem} AS SELECT * FROM read_parquet('{parquet.resolve()}')")
+    con, _ = open_release(Path(args.warehouse), args.release)
     return con
 
 

@@ -9,7 +9,7 @@ import sys
 from gopat.cli.commands import release_connection, release_options
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `openings` and `count-games` commands."""
     openings = commands.add_parser("openings", help="the most common opening lines of a release")
     openings.add_argument("--moves", type=int, default=6, metavar="K")

@@ -9,7 +9,7 @@ from pathlib import Path
 from gopat.cli.commands import DEFAULT_WAREHOUSE
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `build` command."""
     build = commands.add_parser("build", help="build and publish a release from SGF sources")
     build.add_argument("--source", action="append", required=True, metavar="SRC",
@@ -17,7 +17,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     build.add_argument("--expected-sha256", action="append", default=[], metavar="HEX",
                        help="expected sha256 of the source at the same position (repeatable)")
     build.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
-    build.add_argument("--families", nargs="+", metavar="F", help="pattern families (default: d12 sq3 sq5 dia13 blk4; prediction: lib5 lib9 lib13 dia21 dia29)")
+    build.add_argument("--families", nargs="+", metavar="F",
+                       help="pattern families (default: d12 sq3 sq5 dia13 blk4; "
+                            "prediction: lib5 lib9 lib13 dia21 dia29)")
     build.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
     build.add_argument("--keep", type=int, metavar="N", help="keep the N newest releases (default: all)")
     build.add_argument("--runner", default="local",
@@ -36,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("more --expected-sha256 values than --source values")
     if args.quiet:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
-    from gopat.flows.build import Ingest, build_release
+    from gopat.effects.warehouse.manifest import Ingest
+    from gopat.flows.build import build_release
     from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 
     manifest = build_release(

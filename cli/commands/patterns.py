@@ -7,7 +7,7 @@ import argparse
 from gopat.cli.commands import release_connection, release_options, write_output
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `export` and `show` commands."""
     export = commands.add_parser("export", help="export pattern tables of a release")
     export.add_argument("format", choices=["go4go-d12", "gnugo"],
@@ -37,11 +37,11 @@ def export_table(args: argparse.Namespace) -> int:
         return 0
     if args.symmetries is None:
         raise ValueError("export go4go-d12 needs --symmetries 8 or 16")
-    rows = con.execute(
-        "SELECT key, occurrence, chosen, orbit_size FROM pattern_stats WHERE family = 'd12' AND symmetry = ? ORDER BY key",
-        [args.symmetries],
-    ).fetchall()
-    write_output("".join(f"{key};{occurrence};{chosen};{orbit}\n" for key, occurrence, chosen, orbit in rows), args.output)
+    from gopat.transforms.analytics.sql import sql_text
+
+    rows = con.execute(sql_text("pattern_stats__go4go_d12"), [args.symmetries]).fetchall()
+    lines = (f"{key};{occurrence};{chosen};{orbit}\n" for key, occurrence, chosen, orbit in rows)
+    write_output("".join(lines), args.output)
     return 0
 
 

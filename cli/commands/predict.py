@@ -12,7 +12,7 @@ from gopat.cli.commands import DEFAULT_WAREHOUSE, release_options
 LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `suggest`, `evaluate`, `calibrate` and `holdout` commands."""
     suggest = commands.add_parser("suggest", help="the most likely next moves of a position, from pattern statistics")
     suggest.add_argument("sgf", metavar="FILE.sgf")
@@ -23,7 +23,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     release_options(suggest)
     suggest.set_defaults(run=run_suggest)
 
-    evaluate = commands.add_parser("evaluate", help="top-1/5/10 move prediction accuracy of a release on held-out games")
+    evaluate = commands.add_parser("evaluate",
+                                   help="top-1/5/10 move prediction accuracy of a release on held-out games")
     evaluate.add_argument("--games", required=True, metavar="SRC", help="URL, archive, .sgf file or folder of games")
     evaluate.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
     evaluate.add_argument("--release", metavar="VERSION", help="default: the current release")
@@ -96,17 +97,18 @@ def run_suggest(args: argparse.Namespace) -> int:
     response_header = f"{response_family} seen/chosen"
     print(f"\n{'':2} {'point':5} {'prob':>6}  {'pattern':15} {'seen':>9} {'chosen':>8} {'rate':>6}  "
           f"{response_header:15}  tactics")
-    for label, cand in zip(LABELS, top):
+    for label, cand in zip(LABELS, top, strict=False):  # fewer candidates than labels
         level = names.index(cand.family) if cand.family else None
         seen, chosen = (cand.occurrence[level], cand.chosen[level]) if level is not None else (0, 0)
         pattern = f"{cand.family} ({len(FAMILIES[cand.family].layout.points)} pts)" if cand.family else "none"
         rate = f"{chosen / seen:.3f}" if seen else "-"
         response = f"{cand.occurrence[-1]}/{cand.chosen[-1]}" if cand.keys[-1] is not None else "-"
         book = f"; opening book {cand.book[1]} of {cand.book[0]} games" if cand.book[0] else ""
-        print(f"{label:2} {point_name(cand.row, cand.col, size=size):5} {cand.probability:6.3f}  {pattern:15} {seen:9d} "
+        point = point_name(cand.row, cand.col, size=size)
+        print(f"{label:2} {point:5} {cand.probability:6.3f}  {pattern:15} {seen:9d} "
               f"{chosen:8d} {rate:>6}  {response:15}  {tactics_text(cand.tactics)}{book}")
-        if args.diagrams and level is not None:
-            key = cand.keys[level]
+        key = cand.keys[level] if level is not None else None
+        if args.diagrams and cand.family is not None and key is not None:
             print(f"   {cand.family} {key}\n   " + pattern_text(cand.family, key).replace("\n", "\n   "))
     return 0
 

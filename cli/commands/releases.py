@@ -9,7 +9,7 @@ from pathlib import Path
 from gopat.cli.commands import DEFAULT_WAREHOUSE
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `releases`, `release`, `download` and `verify` commands."""
     listing = commands.add_parser("releases", help="list the releases of a warehouse")
     listing.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
@@ -57,10 +57,10 @@ def list_releases(args: argparse.Namespace) -> int:
         return 0
     table = [("version", "created", "games", "tables", "status")]
     table += [(r.version, r.created, "" if r.games is None else str(r.games), str(r.tables), r.status) for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(5)]
-    for row in table:
+    widths = [max(len(cells[i]) for cells in table) for i in range(5)]
+    for cells in table:
         print("  ".join(cell.rjust(w) if i in (2, 3) else cell.ljust(w) for i, (cell, w) in
-                        enumerate(zip(row, widths, strict=True))).rstrip())
+                        enumerate(zip(cells, widths, strict=True))).rstrip())
     return 0
 
 

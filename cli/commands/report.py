@@ -9,7 +9,7 @@ from pathlib import Path
 from gopat.cli.commands import release_options
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `report` command."""
     report = commands.add_parser("report", help="write a static, offline HTML report of a release")
     release_options(report)

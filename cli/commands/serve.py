@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `serve` command."""
     serve = commands.add_parser(
         "serve", help="serve the deployments of prefect.yaml (schedules included) until interrupted",

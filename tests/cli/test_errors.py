@@ -60,7 +60,8 @@ def test_sources_without_a_game_fail_with_one_line_on_a_terminal_without_telemet
     assert done.returncode == 1, screen[-3000:]
     errors = [line for line in screen.splitlines() if "gopat: error" in line]
     assert errors == [
-        f"gopat: error: {source}: no game in the sources (1 files in; rejected: 1 not_sgf_member); nothing was published"
+        f"gopat: error: {source}: no game in the sources (1 files in; rejected: 1 not_sgf_member); "
+        "nothing was published"
     ], screen[-3000:]
     for noise in ("Traceback", "nanobind", "anonymous usage data", "telemetry", "ExpectationsFailed"):
         assert noise not in screen, f"{noise}:\n{screen[-3000:]}"

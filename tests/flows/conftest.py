@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from prefect.testing.utilities import prefect_test_harness
 
+from tests.effects.warehouse.releases import layout  # noqa: F401 - the shared fixture, for the tests here
+
 
 @pytest.fixture(scope="package")
 def prefect_harness() -> Iterator[None]:

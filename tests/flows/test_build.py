@@ -17,19 +17,14 @@ import pytest
 from gopat.cli.main import main
 from gopat.effects import parquet
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, versions
-from gopat.flows import build as build_flow
+from gopat.flows import patterns as pattern_tasks
 from gopat.flows.build import PUBLISHED
 from gopat.flows.shards import extract_shard
 from gopat.transforms.games.archives import iter_members
 from gopat.transforms.games.records import ingest_members
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES as ALL_FAMILIES
-from tests.effects.warehouse.releases import (
-    catalog_views,
-    layout,  # noqa: F401 - the shared fixture
-    publish_tables,
-    sha256,
-)
+from tests.effects.warehouse.releases import catalog_views, publish_tables, sha256
 from tests.flows.archives import tiny_members, write_archive
 
 
@@ -168,17 +163,17 @@ def stage(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> Path:
 
 def pattern_stats(stage: Path, rows_per_part: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple], bytes]:
     """The rows and the bytes of the stage's pattern_stats file summed in parts of about `rows_per_part` shard rows."""
-    monkeypatch.setattr(build_flow, "SUM_ROWS_PER_QUERY", rows_per_part)
+    monkeypatch.setattr(pattern_tasks, "SUM_ROWS_PER_QUERY", rows_per_part)
     with duckdb.connect() as con:
-        out = build_flow.aggregate_patterns.fn(con, stage, out=stage / "pattern_stats.parquet", show="quiet")
-        return con.execute(f"FROM read_parquet('{out}')").fetchall(), out.read_bytes()
+        out = pattern_tasks.aggregate_patterns.fn(con, stage, out=stage / "pattern_stats.parquet", show="quiet")
+        return con.execute("FROM read_parquet(?)", [str(out)]).fetchall(), out.read_bytes()
 
 
 def test_many_key_ranges_give_the_one_range_file(stage: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # row groups that ranges of 1,000 shard rows cut across
     whole, whole_bytes = pattern_stats(stage, 10**9, monkeypatch)
     with duckdb.connect() as con:
-        shard_rows = con.execute(f"SELECT count(*) FROM '{stage}/patterns/*.parquet'").fetchone()[0]
+        shard_rows = con.execute("SELECT count(*) FROM read_parquet(?)", [f"{stage}/patterns/*.parquet"]).fetchone()[0]
     assert shard_rows > 50_000  # enough rows that 1,000 per part means dozens of parts per family
     assert pattern_stats(stage, 1_000, monkeypatch) == (whole, whole_bytes)
     keys = [(family, symmetry, key) for family, symmetry, key, *_ in whole]
@@ -195,7 +190,7 @@ def summed(stage: Path, shards: list[int], out: Path) -> Path:
         name = f"shard-{shard:05d}.parquet"
         (folder / "patterns" / name).write_bytes((stage / "patterns" / name).read_bytes())
     with duckdb.connect() as con:
-        return build_flow.aggregate_patterns.fn(con, folder, out=out, show="quiet")
+        return pattern_tasks.aggregate_patterns.fn(con, folder, out=out, show="quiet")
 
 
 @pytest.mark.parametrize(("previous", "new"), [([0], [1, 2]), ([0, 1], [2]), ([1, 2], [0])])
@@ -203,9 +198,9 @@ def test_previous_table_merged_with_new_counts_is_the_whole_table(
     stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, previous: list[int], new: list[int]
 ) -> None:
     monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # many row groups: the two-way merge takes many steps
-    monkeypatch.setattr(build_flow, "SUM_ROWS_PER_QUERY", 5_000)
+    monkeypatch.setattr(pattern_tasks, "SUM_ROWS_PER_QUERY", 5_000)
     whole = summed(stage, [0, 1, 2], tmp_path / "whole.parquet")
-    merged = build_flow.merge_pattern_stats.fn(
+    merged = pattern_tasks.merge_pattern_stats.fn(
         summed(stage, previous, tmp_path / "previous.parquet"), summed(stage, new, tmp_path / "new.parquet"),
         tmp_path / "merged.parquet", show="quiet",
     )

@@ -27,7 +27,8 @@ LEVELS = load_weights().levels  # the candidate families the shipped weights ran
 def board_moves(data: bytes) -> int:
     """Board moves of a record's main line, read with sgfmill alone (tiny's games are legal, no passes counted)."""
     game = sgf.Sgf_game.from_bytes(data)
-    return sum(1 for node in game.get_main_sequence() if node.get_move()[0] is not None and node.get_move()[1] is not None)
+    return sum(1 for node in game.get_main_sequence()
+               if node.get_move()[0] is not None and node.get_move()[1] is not None)
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,8 @@ def test_evaluate_json_counts_every_position_and_is_recorded_in_the_manifest(war
     after = read_manifest(layout, version)
     sha = hashlib.sha256(split["test"].read_bytes()).hexdigest()
     entry = after["evaluations"][sha]
-    assert {k: v for k, v in entry["result"].items()} == {k: v for k, v in result.items() if k not in ("release", "seconds")}
+    expected = {k: v for k, v in result.items() if k not in ("release", "seconds")}
+    assert {k: v for k, v in entry["result"].items()} == expected
     assert entry["games"]["games"] == 30 and entry["games"]["source"] == str(split["test"])
     assert entry["weights"]["sha256"] == hashlib.sha256(DEFAULT_WEIGHTS.read_bytes()).hexdigest()
     assert {k: v for k, v in after.items() if k != "evaluations"} == before
@@ -95,7 +97,7 @@ def test_training_games_match_their_largest_pattern_every_time(warehouse, split,
 
 
 def test_suggest_marks_the_best_empty_points(warehouse, split, tmp_path, capsys):
-    name, data = split["test_members"][3]
+    _, data = split["test_members"][3]
     path = tmp_path / "game.sgf"
     path.write_bytes(data)
     assert main(["suggest", str(path), "--move", "40", "--top", "5", "--warehouse", str(warehouse), "--diagrams"]) == 0
@@ -127,7 +129,8 @@ def test_suggest_marks_the_best_empty_points(warehouse, split, tmp_path, capsys)
             else:
                 assert cell in {None: ".+", "b": "X", "w": "O"}[stone]
     assert marks == set("12345")
-    rows = [re.match(r"([1-5]) +([A-HJ-T]\d+) +(\d\.\d{3}) .* (1 liberty|[234]\+? liberties)", line) for line in out[22:]]
+    row_pattern = re.compile(r"([1-5]) +([A-HJ-T]\d+) +(\d\.\d{3}) .* (1 liberty|[234]\+? liberties)")
+    rows = [row_pattern.match(line) for line in out[22:]]
     rows = [row for row in rows if row]
     assert [row[1] for row in rows] == list("12345")  # each with its tactics, from the new chain's liberties on
     scores = [float(row[3]) for row in rows]

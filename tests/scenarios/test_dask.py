@@ -58,7 +58,8 @@ def test_one_process_and_two_dask_workers_publish_identical_tables(releases: dic
         executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
     assert len(executed) == 2 and all(count > 0 for count in executed.values()), executed
     assert sum(executed.values()) == 4 + 4  # every ingest and extraction shard ran on the cluster
-    phases = {name: {p: m["timings"][p] for p in ("ingest", "extract")} for name, m in (("local", local), ("dask", dask))}
+    phases = {name: {p: m["timings"][p] for p in ("ingest", "extract")}
+              for name, m in (("local", local), ("dask", dask))}
     print(f"\ntiny.tar.gz {FAMILIES}: build wall s local 1 process {local_seconds:.1f}, "
           f"Dask 2 workers {dask_seconds:.1f}; sharded phases {phases}")
 

@@ -225,7 +225,8 @@ def test_scheduler_creates_the_runs_and_the_worker_completes_them(scheduled: lis
     (version,) = versions(layout)
     assert scheduled[0].state.message == f"published release {version}"
     assert scheduled[1].state.message == (
-        f"no new or changed source in {run_parameters['sources_file']}: nothing published, release {version} stays current"
+        f"no new or changed source in {run_parameters['sources_file']}: nothing published, "
+        f"release {version} stays current"
     )
     assert "**Nothing new**" in _artifacts(scheduled[1].id)[SUMMARY_KEY]
     server_log = (Path(server["PREFECT_HOME"]) / "server.log").read_text()

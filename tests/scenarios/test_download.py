@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import duckdb
 import pytest
@@ -31,8 +32,8 @@ class ScriptedHandler(RangeHandler):
     """
 
     served = "/release.tar.gz"
-    plan: list[str] = []
-    ranges: list[str | None] = []
+    plan: ClassVar[list[str]] = []
+    ranges: ClassVar[list[str | None]] = []
 
     def send(self, header: str | None, start: int) -> None:
         cls = type(self)

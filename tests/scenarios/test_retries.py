@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import socket
 from pathlib import Path
 from uuid import UUID
@@ -53,7 +54,7 @@ def test_unreachable_source_is_retried_with_backoff_then_fails_without_publishin
     states = _fetch_task_run_states(state.state_details.flow_run_id)
     starts = [s.timestamp for s in states if s.name in ("Running", "Retrying")]
     assert len(starts) == FETCH_ATTEMPTS
-    waits = [(later - earlier).total_seconds() for earlier, later in zip(starts, starts[1:])]
+    waits = [(later - earlier).total_seconds() for earlier, later in itertools.pairwise(starts)]
     assert all(wait >= delay for wait, delay in zip(waits, BACKOFF, strict=True)), waits
     assert waits == sorted(waits)
     assert states[-1].is_failed()

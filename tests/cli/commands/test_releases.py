@@ -11,10 +11,7 @@ import pytest
 from gopat.cli.main import main
 from gopat.effects.warehouse.layout import Layout, read_manifest, resolve_version
 from gopat.effects.warehouse.verify import list_releases
-from tests.effects.warehouse.releases import (
-    layout,  # noqa: F401 - the shared fixture
-    publish_tables,
-)
+from tests.effects.warehouse.releases import publish_tables
 
 
 def test_cli_lists_shows_packs_and_verifies(layout: Layout, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

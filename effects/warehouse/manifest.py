@@ -1,0 +1,148 @@
+"""A build's config and its release manifest, assembled from what the build measured (docs/releases.md#manifest)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, TypedDict
+
+from gopat.effects.warehouse.fetch import Fetched
+from gopat.effects.warehouse.layout import Layout, created_now, read_manifest
+
+INCREMENTAL_TABLES = ("games", "moves", "rejects", "pattern_stats")  # the files an incremental build reuses
+
+
+@dataclass(frozen=True, slots=True)
+class Ingest:
+    """The ingest equation: files_in == files_ingested + files_rejected."""
+
+    files_in: int
+    files_ingested: int
+    files_rejected: int
+    games: int = 0
+    duplicates: int = 0
+
+    @property
+    def balanced(self) -> bool:
+        """True when every file is accounted for."""
+        return self.files_in == self.files_ingested + self.files_rejected
+
+    def line(self) -> str:
+        """The one-line summary every build prints."""
+        return (
+            f"files in {self.files_in} = ingested {self.files_ingested} + rejected {self.files_rejected} "
+            f"({'holds' if self.balanced else 'BROKEN'}); games {self.games}, duplicates {self.duplicates}"
+        )
+
+
+class BuildConfig(TypedDict):
+    """The options that change a release's tables (part of its content hash)."""
+
+    families: list[str]
+    fuseki_moves: int
+    template_families: list[str]
+    template_min_occurrence: int
+    game_counts_moves: int
+
+
+class Manifest(TypedDict, total=False):
+    """manifest.json of a release (docs/releases.md#manifest); publish adds `files`, the flow the rest."""
+
+    created: str
+    code_version: str
+    content_hash: str
+    config: BuildConfig
+    sources: list[dict[str, str]]
+    ingest: dict[str, int]
+    families: dict[str, dict[str, int]]
+    incremental: dict[str, Any] | None
+    row_counts: dict[str, int]
+    expectations: dict[str, Any]
+    timings: dict[str, float]
+    ingest_cpu: dict[str, float]
+    files: dict[str, dict[str, Any]]
+    version: str
+
+
+def build_config(
+    *,
+    families: Sequence[str],
+    fuseki_moves: int,
+    template_families: Sequence[str],
+    template_min_occurrence: int,
+    game_counts_moves: int,
+) -> BuildConfig:
+    """The config of a build; templates only for the `template_families` that are also in `families`."""
+    return {
+        "families": sorted(families),
+        "fuseki_moves": fuseki_moves,
+        "template_families": [f for f in template_families if f in families],
+        "template_min_occurrence": template_min_occurrence,
+        "game_counts_moves": game_counts_moves,
+    }
+
+
+def source_entries(fetched: Sequence[Fetched]) -> list[dict[str, str]]:
+    """The manifest's `sources`: each source's name and sha256, in order."""
+    return [{"source": f.source, "sha256": f.sha256} for f in fetched]
+
+
+def release_manifest(
+    *,
+    code: str,
+    content: str,
+    config: BuildConfig,
+    fetched: Sequence[Fetched],
+    ingest: Ingest,
+    chosen: dict[str, int],
+    families: Sequence[str],
+    incremental: dict[str, Any] | None,
+) -> Manifest:
+    """The manifest the pattern_stats suite reads (the flow adds row counts, expectations and timings)."""
+    return {
+        "created": created_now(),
+        "code_version": code,
+        "content_hash": content,
+        "config": config,
+        "sources": source_entries(fetched),
+        "ingest": asdict(ingest),
+        "families": {f: {"chosen_events": chosen[f]} for f in families},
+        "incremental": incremental,
+    }
+
+
+def full_build_reason(
+    layout: Layout, current: str, manifest: dict[str, Any], fetched: Sequence[Fetched], *, code: str,
+    config: BuildConfig,
+) -> str | None:
+    """Why a build cannot extend release `current` (its `manifest`), or None when it can.
+
+    It can when it was built by the same code and config from the first of `fetched` (same names,
+    same sha256), at least one source is new, and its files are all there.
+    """
+    given = source_entries(fetched)
+    built = manifest.get("sources", [])
+    folder = layout.release_dir(current)
+    damaged = [
+        path.name for path in (folder / f"{table}.parquet" for table in INCREMENTAL_TABLES)
+        if not path.is_file() or path.stat().st_size != manifest.get("files", {}).get(path.name, {}).get("bytes")
+    ]
+    reasons = {
+        "was built by other code": manifest.get("code_version") != code,
+        "has another config": manifest.get("config") != config,
+        "was not built from the first of these sources, with at least one new": (
+            not 0 < len(built) < len(given) or given[: len(built)] != built),
+        f"has missing or resized files: {', '.join(damaged)}": bool(damaged),
+    }
+    return next((reason for reason, holds in reasons.items() if holds), None)
+
+
+def incremental_base(
+    layout: Layout, current: str | None, fetched: Sequence[Fetched], *, code: str, config: BuildConfig
+) -> tuple[dict[str, Any] | None, str | None]:
+    """The manifest of the current release when this build can extend it (else None), and why not."""
+    if current is None:
+        return None, None
+    manifest = read_manifest(layout, current)
+    reason = full_build_reason(layout, current, manifest, fetched, code=code, config=config)
+    return (None, reason) if reason else (manifest, None)

@@ -1,0 +1,194 @@
+"""The build's ingest tasks: fetch sources, parse and replay their games, build games, moves and rejects."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
+from dataclasses import asdict
+from itertools import islice
+from pathlib import Path
+from typing import Any, TypeVar
+
+import duckdb
+import polars as pl
+from prefect import Task, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+from prefect.client.schemas.objects import State, TaskRun
+
+from gopat.effects.warehouse.fetch import Fetched, fetch
+from gopat.effects.warehouse.manifest import Ingest
+from gopat.flows.progress import progress
+from gopat.flows.shards import shard_executor
+from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.games.archives import Limits, MemberReject, iter_members
+from gopat.transforms.games.records import (
+    GAMES_SCHEMA,
+    MOVES_SCHEMA,
+    REJECTS_SCHEMA,
+    IngestedShard,
+    ingest_members,
+    reject_row,
+)
+from gopat.transforms.patterns.extract import GameMoves
+
+T = TypeVar("T")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Consecutive lists of `size` items (the last may be shorter)."""
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def _retry_io_only(task: Task[..., Any], task_run: TaskRun, state: State[Any]) -> bool:
+    """Retry I/O failures (network, disk), never bad input such as a checksum mismatch."""
+    try:
+        state.result()
+    except OSError:
+        return True
+    except Exception:
+        return False
+    return False
+
+
+@task(retries=3, retry_delay_seconds=[1, 4, 10], retry_condition_fn=_retry_io_only, cache_policy=NO_CACHE)
+def fetch_source(source: str, raw_dir: Path, expected_sha256: str | None) -> Fetched:
+    """Fetch one source into raw/ and verify its checksum."""
+    fetched = fetch(source, raw_dir=raw_dir, expected_sha256=expected_sha256)
+    get_run_logger().info("fetched %s (sha256 %s)", source, fetched.sha256)
+    return fetched
+
+
+def _append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+    """Append a polars frame to a DuckDB table, creating the table from the frame's schema."""
+    table = table_name(table)
+    con.register("chunk", frame)
+    con.execute(f"CREATE TABLE IF NOT EXISTS {table} AS FROM chunk LIMIT 0")
+    con.execute(f"INSERT INTO {table} FROM chunk")
+    con.unregister("chunk")
+
+
+@task(cache_policy=NO_CACHE)
+def ingest_sources(
+    fetched: list[Fetched],
+    con: duckdb.DuckDBPyConnection,
+    *,
+    workers: int,
+    shard_size: int,
+    show: str,
+    runner: str,
+    first_index: int = 0,
+) -> tuple[Ingest, dict[str, GameMoves], dict[str, float]]:
+    """Parse and replay every member in worker processes into games_all, moves_all, rejects_all.
+
+    `first_index` is the position of `fetched[0]` among the build's sources (the order that picks
+    which copy of a duplicate game is kept). Also returns the CPU seconds the workers spent parsing
+    and replaying (the benchmark's profile).
+    """
+    logger = get_run_logger()
+    games_schema: dict[str, Any] = {**GAMES_SCHEMA, "source_index": pl.Int32}
+    _append(con, "games_all", pl.DataFrame(schema=games_schema))
+    _append(con, "moves_all", pl.DataFrame(schema=MOVES_SCHEMA))
+    _append(con, "rejects_all", pl.DataFrame(schema=REJECTS_SCHEMA))
+    replays: dict[str, GameMoves] = {}
+    files_in = files_ingested = 0
+    cpu = {"parse_cpu": 0.0, "replay_cpu": 0.0}
+    with shard_executor(workers=workers, runner=runner) as pool:
+        for index, source in enumerate(fetched, start=first_index):
+            futures: deque[Future[IngestedShard]] = deque()  # results are dropped as they are read (bounded memory)
+            for batch in batched(iter_members(source.path, limits=Limits()), shard_size):
+                files_in += len(batch)
+                members = [(m.name, m.data) for m in batch if not isinstance(m, MemberReject)]
+                rejected = [
+                    reject_row(source.source, source.sha256, m.name, m.reason, m.message)
+                    for m in batch
+                    if isinstance(m, MemberReject)
+                ]
+                _append(con, "rejects_all", pl.DataFrame(rejected, schema=REJECTS_SCHEMA))
+                futures.append(pool.submit(ingest_members, members, source=source.source, source_sha256=source.sha256))
+            with progress(show, f"ingest {source.source}", len(futures)) as advance:
+                while futures:
+                    shard = futures.popleft().result()
+                    _append(con, "games_all", shard.games.with_columns(source_index=pl.lit(index, pl.Int32)))
+                    _append(con, "moves_all", shard.moves)
+                    _append(con, "rejects_all", shard.rejects)
+                    replays.update(shard.replays)
+                    files_ingested += shard.files_ingested
+                    cpu["parse_cpu"] += shard.seconds["parse"]
+                    cpu["replay_cpu"] += shard.seconds["replay"]
+                    advance(f"{files_in} files, {len(replays)} games")
+    rejects = con.execute("SELECT source, member, reason, message FROM rejects_all").fetchall()
+    for source, member, reason, message in rejects:
+        logger.warning("rejected %s %s: %s: %s", source, member or "(whole source)", reason, message)
+    files_rejected = count_rows(con, "rejects_all")
+    ingest = Ingest(files_in=files_in, files_ingested=files_ingested, files_rejected=files_rejected)
+    return ingest, replays, {phase: round(seconds, 3) for phase, seconds in cpu.items()}
+
+
+@task(cache_policy=NO_CACHE)
+def carry_previous(con: duckdb.DuckDBPyConnection, folder: Path, previous: Ingest, ingest: Ingest) -> Ingest:
+    """Add a previous release's games, moves and rejects (in `folder`) to those of this build's new sources.
+
+    An incremental build parses only its new sources. The previous games come first in source
+    order, so a new game that repeats one of them is the duplicate. Returns the ingest counts of
+    both, with the previous release's duplicates.
+    """
+    games, moves, rejects = (str(folder / f"{table}.parquet") for table in ("games", "moves", "rejects"))
+    con.execute("INSERT INTO games_all BY NAME SELECT *, -1 AS source_index FROM read_parquet(?)", [games])
+    con.execute("INSERT INTO moves_all BY NAME FROM read_parquet(?)", [moves])
+    con.execute("INSERT INTO rejects_all BY NAME FROM read_parquet(?)", [rejects])
+    return Ingest(
+        files_in=previous.files_in + ingest.files_in,
+        files_ingested=previous.files_ingested + ingest.files_ingested,
+        files_rejected=previous.files_rejected + ingest.files_rejected,
+        duplicates=previous.duplicates,
+    )
+
+
+@task(cache_policy=NO_CACHE)
+def build_game_tables(con: duckdb.DuckDBPyConnection, ingest: Ingest) -> Ingest:
+    """Deduplicate games and build `games`, `moves`, `rejects` in SQL.
+
+    `ingest.duplicates` counts duplicates found before (by the release an incremental build extends).
+    """
+    for table in ("games", "moves", "rejects"):
+        con.execute(sql_text(table))
+    games = count_rows(con, "games")
+    parsed = count_rows(con, "games_all")
+    return Ingest(**{**asdict(ingest), "games": games, "duplicates": ingest.duplicates + parsed - games})
+
+
+def table_name(name: str) -> str:
+    """`name`, checked to be a plain SQL identifier (table names cannot be bind parameters)."""
+    if not _IDENTIFIER.fullmatch(name):
+        raise ValueError(f"a table name must be an identifier, got {name!r}")
+    return name
+
+
+def count_rows(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    """The number of rows of one of the build's tables."""
+    row = con.execute(f"SELECT count(*) FROM {table_name(table)}").fetchone()
+    assert row is not None  # an aggregate has one row
+    return int(row[0])
+
+
+def no_games(con: duckdb.DuckDBPyConnection, sources: list[str], ingest: Ingest) -> str:
+    """Why a build has no game: its sources, the files read and the reasons they were rejected."""
+    reasons = con.execute("SELECT reason, count(*) FROM rejects GROUP BY reason ORDER BY 2 DESC, 1").fetchall()
+    rejected = ", ".join(f"{count} {reason}" for reason, count in reasons) or "none"
+    return (
+        f"{', '.join(sources)}: no game in the sources ({ingest.files_in} files in; rejected: {rejected}); "
+        "nothing was published"
+    )
+
+
+def unique(fetched: Iterable[Fetched]) -> list[Fetched]:
+    """Sources in order, each archive once (the same bytes given twice are read once)."""
+    seen: dict[str, Fetched] = {}
+    for item in fetched:
+        seen.setdefault(item.sha256, item)
+    return list(seen.values())

@@ -1,0 +1,146 @@
+"""The build's pattern tasks: extract counts in shards, sum them into pattern_stats, merge with a previous release."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import shutil
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+
+import duckdb
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+
+from gopat.effects.parquet import merge_pattern_stats_files, pattern_stats_writer
+from gopat.flows.ingest import batched, table_name
+from gopat.flows.progress import progress
+from gopat.flows.shards import extract_shard, shard_executor
+from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.patterns.extract import GameMoves
+
+SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
+SAMPLE_SHARDS = 4  # shards whose keys give the parts' key ranges
+
+
+@task(cache_policy=NO_CACHE)
+def extract_shards(
+    con: duckdb.DuckDBPyConnection,
+    replays: dict[str, GameMoves],
+    stage: Path,
+    *,
+    families: tuple[str, ...],
+    workers: int,
+    shard_size: int,
+    show: str,
+    runner: str,
+) -> dict[str, int]:
+    """Extract pattern counts of the kept games this build replayed, in worker processes, a Parquet file a shard.
+
+    Shards have `shard_size` games, fewer when there are too few games to give every worker one.
+    """
+    ordered = con.execute("SELECT game_id FROM games ORDER BY game_id").fetchall()
+    kept = [game_id for (game_id,) in ordered if game_id in replays]
+    shard_size = min(shard_size, max(1, -(-len(kept) // workers)))
+    folder = stage / "patterns"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    chosen_events = dict.fromkeys(families, 0)
+    with shard_executor(workers=workers, runner=runner) as pool:
+        futures = deque(  # results (Parquet bytes) are dropped as they are written (bounded memory)
+            pool.submit(extract_shard, [replays[g] for g in batch], families)
+            for batch in (batched(kept, shard_size) if kept else [[]])
+        )
+        with progress(show, "patterns", len(futures)) as advance:
+            for i in range(len(futures)):
+                parquet, events = futures.popleft().result()
+                (folder / f"shard-{i:05d}.parquet").write_bytes(parquet)
+                for family, count in events.items():
+                    chosen_events[family] += count
+                advance(f"shards of {shard_size} games")
+    return chosen_events
+
+
+@task(cache_policy=NO_CACHE)
+def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, out: Path, show: str) -> Path:
+    """Sum the shards' canonical counts in DuckDB and write them, described, to Parquet file `out`.
+
+    Each family and symmetry is summed in key ranges of about SUM_ROWS_PER_QUERY shard rows (cut at
+    approximate quantiles of the keys), in key order, so neither the sum nor the file needs more
+    memory than one range, and the table comes out sorted without a global sort. Each range is
+    described and written on a thread while DuckDB sums the next one, in row groups that do not
+    depend on the ranges (effects/parquet.py pattern_stats_writer). Returns `out`: the file of `pattern_stats` the
+    release publishes, or of the new games' counts in an incremental build.
+    """
+    shards = sorted((stage / "patterns").glob("*.parquet"))  # extract_shards writes one at least
+    view(con, "pattern_shards", shards)
+    view(con, "pattern_shards_sample", shards[:: -(-len(shards) // SAMPLE_SHARDS)])
+    counts = con.execute("SELECT family, symmetry, count(*) FROM pattern_shards GROUP BY ALL ORDER BY ALL").fetchall()
+    parts = [(family, symmetry, bounds) for family, symmetry, rows in counts
+             for bounds in _key_ranges(con, family, symmetry, -(-rows // SUM_ROWS_PER_QUERY))]
+    with progress(show, "pattern_stats", len(parts)) as advance, pattern_stats_writer(out) as write:
+        for family, symmetry, (lo, hi) in parts:
+            con.execute(
+                "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
+                [family, symmetry, lo, hi],
+            )
+            summed = con.sql(sql_text("pattern_stats")).to_arrow_table()
+            write((family, symmetry), summed)
+            advance(f"{family} {symmetry}")
+    return out
+
+
+@task(cache_policy=NO_CACHE)
+def merge_pattern_stats(previous: Path, new: Path, out: Path, *, show: str) -> Path:
+    """Write `pattern_stats` of an incremental build to `out`: the previous release's file plus the new games'.
+
+    Both files are sorted by family, symmetry and key, in row groups of one family and symmetry (as
+    aggregate_patterns writes them). They are merged in one pass, a row group at a time
+    (effects/parquet.py merge_pattern_stats_files), so memory holds a few row groups whatever the
+    corpus size. Returns `out`.
+    """
+    merge_pattern_stats_files(previous, new, out, progress=functools.partial(progress, show, "pattern_stats merge"))
+    return out
+
+
+def _key_ranges(
+    con: duckdb.DuckDBPyConnection, family: str, symmetry: int, parts: int
+) -> list[tuple[int | None, int | None]]:
+    """`parts` consecutive [lo, hi) ranges (None: unbounded) of one family's and symmetry's shard keys.
+
+    Cut at quantiles of the keys of a few shards spread over the corpus (view pattern_shards_sample):
+    every shard counts the patterns of its own games, and the ranges need only be about even.
+    """
+    if parts <= 1:
+        return [(None, None)]
+    row = con.execute(
+        "SELECT approx_quantile(key, ?::FLOAT[]) FROM pattern_shards_sample WHERE family = ? AND symmetry = ?",
+        [[i / parts for i in range(1, parts)], family, symmetry],
+    ).fetchone()
+    assert row is not None  # an aggregate has one row
+    bounds: list[int | None] = [None, *sorted(set(row[0])), None]
+    return list(itertools.pairwise(bounds))
+
+
+def pattern_stats_file(con: duckdb.DuckDBPyConnection, stage: Path, *, previous: Path | None, show: str) -> Path:
+    """Write the release's pattern_stats file from the shards in `stage` and create the views its suite reads.
+
+    A full build aggregates the shards; an incremental one (`previous`: the release it extends)
+    aggregates the new games' shards and merges them with the previous release's file.
+    """
+    out = stage / "pattern_stats.parquet"
+    if previous is None:
+        pattern_stats = aggregate_patterns(con, stage, out=out, show=show)
+    else:
+        new = aggregate_patterns(con, stage, out=stage / "pattern_stats_new.parquet", show=show)
+        pattern_stats = merge_pattern_stats(previous / "pattern_stats.parquet", new, out, show=show)
+        view(con, "pattern_stats_previous", [previous / "pattern_stats.parquet"])
+        view(con, "pattern_stats_new", [new])
+    view(con, "pattern_stats", [pattern_stats])
+    return pattern_stats
+
+
+def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path]) -> None:
+    """Create or replace view `name` of Parquet files `paths` (a relation: the paths are values, not SQL text)."""
+    con.read_parquet([str(path) for path in paths]).create_view(table_name(name), replace=True)
