@@ -32,7 +32,7 @@ def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
     remove(tmp)
     con = duckdb.connect()
     try:
-        con.execute(f"ATTACH ? AS catalog (STORAGE_VERSION '{CATALOG_STORAGE}')", [str(tmp)])
+        con.execute("ATTACH ? AS catalog (STORAGE_VERSION ?)", [str(tmp), CATALOG_STORAGE])
         con.execute(sql_text("catalog__releases"))
         for version, manifest in readable(layout, kept):
             folder = layout.release_dir(version).resolve()
