@@ -11,15 +11,18 @@ import json
 import os
 import random
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any, TypedDict
 
 import duckdb
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from gopat.effects.warehouse.fetch import fetch, is_url, sha256_file, sha256_folder
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
+from gopat.transforms.analytics.sql import sql_text
 from gopat.transforms.games.archives import MemberReject, iter_members
 from gopat.transforms.games.board import BLACK, WHITE
 from gopat.transforms.games.errors import RejectError
@@ -43,9 +46,7 @@ def release_version(layout: Layout, release: str | None) -> str:
 def opening_book(con: duckdb.DuckDBPyConnection, release_dir: Path) -> Book:
     """The opening book of a release's games: the first BOOK_MOVES moves of its 19x19 games without setup stones."""
     frame = con.sql(
-        "SELECT m.game_id, m.colour, coalesce(m.row, -1) AS row, coalesce(m.col, -1) AS col"
-        " FROM read_parquet(?) m JOIN read_parquet(?) g USING (game_id)"
-        " WHERE g.board_size = ? AND g.setup_stones = 0 AND m.move_number <= ? ORDER BY m.game_id, m.move_number",
+        sql_text("evaluation__book_moves"),
         params=[str(release_dir / "moves.parquet"), str(release_dir / "games.parquet"), BOOK_SIZE, BOOK_MOVES],
     ).pl()
     moves = np.stack([np.where(frame["colour"].to_numpy() == "B", BLACK, WHITE), frame["row"].to_numpy(),
@@ -71,17 +72,23 @@ def predictor_for(layout: Layout, version: str, *, weights: Weights | None = Non
     params = [str(path.resolve()), list(needed)]
     with duckdb.connect() as con:
         book = opening_book(con, layout.release_dir(version).resolve())
-        rows = con.sql("SELECT count(*) FROM read_parquet(?) WHERE symmetry = 16 AND list_contains(?, family)",
-                       params=params).fetchall()[0][0]
-        batches = con.sql(
-            "SELECT family, key, occurrence, chosen FROM read_parquet(?) WHERE symmetry = 16 AND list_contains(?, family)",
-            params=params,
-        ).to_arrow_reader(1_000_000)
-        return load_predictor((pl.from_arrow(batch) for batch in batches), weights=weights, rows=rows, book=book)
+        rows = con.sql(sql_text("evaluation__pattern_count"), params=params).fetchall()[0][0]
+        batches = con.sql(sql_text("evaluation__patterns"), params=params).to_arrow_reader(1_000_000)
+        return load_predictor(_frames(batches), weights=weights, rows=rows, book=book)
 
 
-def read_games(source: str, *, raw_dir: Path) -> tuple[list[GameMoves], dict]:
-    """Parse and replay every game of a source (URL, archive, SGF file or folder); the games and a summary."""
+def _frames(batches: Iterable[pa.RecordBatch]) -> Iterator[pl.DataFrame]:
+    """Each Arrow record batch as a polars DataFrame (zero copy)."""
+    for batch in batches:
+        frame = pl.from_arrow(batch)
+        if not isinstance(frame, pl.DataFrame):  # a record batch always gives a DataFrame
+            raise TypeError(f"expected a DataFrame from a record batch, got {type(frame).__name__}")
+        yield frame
+
+
+def read_games(source: str, *, raw_dir: Path) -> tuple[list[GameMoves], dict[str, Any]]:
+    """Parse and replay every game of a source (URL, archive, SGF file or folder); the games and a summary
+    (``source``, ``sha256``, ``files``, ``rejected``, ``games``)."""
     if is_url(source):
         fetched = fetch(source, raw_dir=raw_dir)
         path, sha = fetched.path, fetched.sha256
@@ -112,7 +119,7 @@ def _manifest_lock(layout: Layout) -> Iterator[None]:
         yield
 
 
-def record_evaluation(layout: Layout, version: str, record: dict) -> Path:
+def record_evaluation(layout: Layout, version: str, record: dict[str, Any]) -> Path:
     """Add ``record`` to the release manifest's ``evaluations`` (keyed by the games' sha256), atomically.
 
     The manifest is written to a hidden temporary file in releases/ (not in the release folder, which
@@ -135,14 +142,25 @@ def record_evaluation(layout: Layout, version: str, record: dict) -> Path:
     return path
 
 
+class SplitCounts(TypedDict):
+    """Members written by :func:`split_by_year` (``test_candidates``: dated from the test year on; ``skipped``:
+    unreadable)."""
+
+    train: int
+    test: int
+    test_candidates: int
+    skipped: int
+    calibration: int
+
+
 def split_by_year(source: Path, *, first_test_year: int, train: Path, test: Path, test_games: int | None = None,
-                  seed: int = 0, calibration: Path | None = None, calibration_games: int = 1000) -> dict:
+                  seed: int = 0, calibration: Path | None = None, calibration_games: int = 1000) -> SplitCounts:
     """Hold out games by date: write two .tar.gz archives (byte for byte reproducible) from ``source``.
 
     ``train`` gets every member whose first game is dated (DT) before ``first_test_year`` or not
-    dated; ``test`` the members dated from that year on whose move sequences (DESIGN §3 duplicate
-    rule) are not in ``train``, or a seeded random sample of ``test_games`` of them. Unreadable
-    members go nowhere. ``calibration``, if given, gets a seeded sample of ``calibration_games`` of
+    dated; ``test`` the members dated from that year on whose move sequences (the duplicate rule,
+    docs/releases.md#duplicates) are not in ``train``, or a seeded random sample of ``test_games`` of
+    them. Unreadable members go nowhere. ``calibration``, if given, gets a seeded sample of ``calibration_games`` of
     the held-out members not in ``test`` (to fit ranking weights on). Returns the counts.
     """
     before, after, train_sequences, skipped = [], [], set(), 0

@@ -41,7 +41,7 @@ def pattern_stats_writer(out: Path) -> Iterator[Callable[[tuple[str, int], pa.Ta
         ThreadPoolExecutor(max_workers=1) as background,
     ):
         groups = _RowGroups()  # used on the background thread only
-        written: Future | None = None
+        written: Future[None] | None = None
 
         def write(part: tuple[str, int], summed: pa.Table) -> None:
             nonlocal written
@@ -94,7 +94,7 @@ def merge_pattern_stats_files(
         base_parts, new_parts = _row_group_parts(base_file, previous), _row_group_parts(new_file, new)
         parts = sorted(base_parts.keys() | new_parts.keys())
         groups = _RowGroups()
-        written: Future | None = None
+        written: Future[None] | None = None
         with progress(len(parts)) as advance:
             for family, symmetry in parts:
                 n_digits = FAMILIES[family].layout.n_digits
@@ -138,13 +138,14 @@ def _read_ahead(
         table = file.read_row_group(index, use_threads=False)  # one core: the writer is the merge's bottleneck
         return table, key_values(table["key"], n_digits)
 
-    pending = reader.submit(read, groups[0]) if groups else None
+    if not groups:
+        return
+    pending = reader.submit(read, groups[0])
     for following in groups[1:]:
         chunk = pending.result()
         pending = reader.submit(read, following)
         yield chunk
-    if pending is not None:
-        yield pending.result()
+    yield pending.result()
 
 
 def _merge_part(

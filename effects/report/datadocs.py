@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from html import escape
 from pathlib import Path
+from typing import Any
 
 PAGE = "index.html"
 CSS = """
@@ -34,9 +35,9 @@ summary{cursor:pointer;font-weight:bold}
 """
 
 
-def render_datadocs(manifest: Mapping) -> str:
+def render_datadocs(manifest: Mapping[str, Any]) -> str:
     """The HTML page of `manifest`'s expectation results (every suite, every outcome, with evidence)."""
-    results: Mapping[str, Mapping] = manifest.get("expectations") or {}
+    results: Mapping[str, Mapping[str, Any]] = manifest.get("expectations") or {}
     rows = manifest.get("row_counts") or {}
     passed = bool(results) and all(result.get("success") for result in results.values())
     facts = [
@@ -72,7 +73,7 @@ def render_datadocs(manifest: Mapping) -> str:
     )
 
 
-def write_datadocs(manifest: Mapping, folder: Path) -> list[Path]:
+def write_datadocs(manifest: Mapping[str, Any], folder: Path) -> list[Path]:
     """Write the Data Docs of `manifest` into `folder`; returns the files written."""
     folder.mkdir(parents=True, exist_ok=True)
     page = folder / PAGE
@@ -80,7 +81,7 @@ def write_datadocs(manifest: Mapping, folder: Path) -> list[Path]:
     return [page]
 
 
-def _suite(table: str, result: Mapping) -> str:
+def _suite(table: str, result: Mapping[str, Any]) -> str:
     """A collapsible section with one row per outcome (open when the suite failed)."""
     outcomes = "".join(
         f'<tr class="{"" if outcome.get("success") else "failed"}"><td>{_status(outcome.get("success"))}</td>'

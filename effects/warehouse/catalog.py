@@ -1,4 +1,7 @@
-"""catalog.duckdb: a schema of views per kept release and `current`, rebuilt from the releases on disk."""
+"""catalog.duckdb: a schema of views per kept release and `current`, rebuilt from the releases on disk.
+
+See docs/releases.md#catalog.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +10,9 @@ from pathlib import Path
 
 import duckdb
 
-from gopat.effects.warehouse.files import quote, remove
+from gopat.effects.warehouse.files import identifier, quote, remove
 from gopat.effects.warehouse.layout import Layout, current_version, readable, schema_name, versions
+from gopat.transforms.analytics.sql import sql_text
 
 CATALOG_STORAGE = "v1.2.0"
 
@@ -28,11 +32,8 @@ def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
     remove(tmp)
     con = duckdb.connect()
     try:
-        con.execute(f"ATTACH {quote(tmp)} AS catalog (STORAGE_VERSION '{CATALOG_STORAGE}')")
-        con.execute(
-            "CREATE TABLE catalog.main.releases (version VARCHAR, number INTEGER, created VARCHAR, "
-            "games BIGINT, tables INTEGER, is_current BOOLEAN, path VARCHAR)"
-        )
+        con.execute("ATTACH ? AS catalog (STORAGE_VERSION ?)", [str(tmp), CATALOG_STORAGE])
+        con.execute(sql_text("catalog__releases"))
         for version, manifest in readable(layout, kept):
             folder = layout.release_dir(version).resolve()
             parquet = sorted(name for name in manifest.get("files", {}) if name.endswith(".parquet"))
@@ -42,10 +43,11 @@ def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
                  len(parquet), version == current, str(folder)],
             )
             for schema in [schema_name(version)] + (["current"] if version == current else []):
-                con.execute(f"CREATE SCHEMA IF NOT EXISTS catalog.{schema}")
+                con.execute(f"CREATE SCHEMA IF NOT EXISTS catalog.{identifier(schema)}")
                 for name in parquet:
+                    # a view's definition takes no bind parameter: the path is a quoted literal
                     con.execute(
-                        f"CREATE OR REPLACE VIEW catalog.{schema}.{Path(name).stem} AS "
+                        f"CREATE OR REPLACE VIEW catalog.{identifier(schema)}.{identifier(Path(name).stem)} AS "
                         f"SELECT * FROM read_parquet({quote(folder / name)})"
                     )
         con.execute("DETACH catalog")

@@ -1,15 +1,32 @@
-"""Durable file operations of the warehouse: removal by rename, fsync of files and folders, paths in SQL."""
+"""Durable file operations of the warehouse: removal by rename, fsync of files and folders; names and paths in SQL."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
 
 def quote(path: Path) -> str:
-    """A path as a SQL string literal."""
+    """A path as a SQL string literal, only where DuckDB takes no bind parameter: a view's definition.
+
+    The catalog's views keep their Parquet paths as text (docs/releases.md#catalog); everywhere else a path
+    is a parameter.
+    """
     return "'" + str(path).replace("'", "''") + "'"
+
+
+def identifier(name: str) -> str:
+    """``name`` unchanged if it is a plain SQL identifier (a table, view or schema name), else ValueError.
+
+    Identifiers cannot be bind parameters; only such names are pasted into SQL text.
+    """
+    if not _IDENTIFIER.fullmatch(name):
+        raise ValueError(f"not a plain SQL identifier: {name!r}")
+    return name
 
 
 def remove(path: Path) -> None:
@@ -24,6 +41,7 @@ def remove(path: Path) -> None:
 
 
 def fsync_tree(folder: Path) -> None:
+    """fsync every file and folder under ``folder``, then ``folder`` (docs/releases.md#crash-safety)."""
     for path in sorted(folder.rglob("*")):
         if path.is_file():
             with path.open("rb") as fh:
@@ -34,6 +52,7 @@ def fsync_tree(folder: Path) -> None:
 
 
 def fsync_dir(folder: Path) -> None:
+    """fsync a folder, so that the renames and new names in it are durable."""
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)

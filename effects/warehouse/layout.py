@@ -10,10 +10,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 CODE_DIRS = ("transforms", "flows", "expectations", "effects", "cli")
 REPO = Path(__file__).resolve().parents[2]
 VERSION_RE = re.compile(r"\d{4}-[0-9a-f]{12}")
+
+Manifest = dict[str, Any]
+"""A release's manifest.json as read (docs/releases.md#manifest): JSON, checked by `verify_folder`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +76,10 @@ def code_version() -> str:
 
 
 def content_hash(
-    *, source_sha256s: list[str], code: str, config: Mapping, sources: Sequence[str] | None = None
+    *, source_sha256s: list[str], code: str, config: Mapping[str, Any], sources: Sequence[str] | None = None
 ) -> str:
     """Hash of what determines a release's tables: inputs (their bytes and their names), code and config."""
-    payload = {"sources": source_sha256s, "code": code, "config": config}
+    payload: dict[str, Any] = {"sources": source_sha256s, "code": code, "config": config}
     if sources is not None:
         payload["names"] = list(sources)
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
@@ -96,15 +100,18 @@ def current_version(layout: Layout) -> str | None:
         return None
 
 
-def read_manifest(layout: Layout, version: str) -> dict:
-    """The manifest of a published version."""
+def read_manifest(layout: Layout, version: str) -> Manifest:
+    """The manifest of a published version (docs/releases.md#manifest)."""
     path = layout.release_dir(version) / "manifest.json"
     if not path.is_file():
         raise ValueError(f"release {version!r} not found in {layout.releases}")
-    return json.loads(path.read_text())
+    manifest = json.loads(path.read_text())
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return manifest
 
 
-def readable(layout: Layout, names: Sequence[str]) -> list[tuple[str, dict]]:
+def readable(layout: Layout, names: Sequence[str]) -> list[tuple[str, Manifest]]:
     """(version, manifest) of the named releases whose manifest can be read; the catalog lists only these."""
     found = []
     for version in names:

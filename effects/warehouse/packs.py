@@ -143,7 +143,10 @@ def _unpack(archive: Path, folder: Path) -> str:
                 if len(versions_seen) > 1 or target.exists():
                     raise PackError(f"{archive}: more than one release or a repeated member ({member.name})")
                 target.parent.mkdir(exist_ok=True)
-                with tar.extractfile(member) as src, target.open("wb") as dst:
+                src = tar.extractfile(member)
+                if src is None:  # not reached: member.isfile() was checked above
+                    raise PackError(f"{archive}: unreadable member {member.name!r}")
+                with src, target.open("wb") as dst:
                     shutil.copyfileobj(src, dst)
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as error:
         raise PackError(f"{archive}: not a complete release pack ({error})") from error

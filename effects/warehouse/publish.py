@@ -14,14 +14,15 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TypedDict
 
 import duckdb
 
 from gopat.effects.report.datadocs import write_datadocs
 from gopat.effects.warehouse.catalog import write_catalog
 from gopat.effects.warehouse.fetch import sha256_file
-from gopat.effects.warehouse.files import fsync_dir, fsync_tree, quote, remove
-from gopat.effects.warehouse.layout import Layout, current_version, versions
+from gopat.effects.warehouse.files import fsync_dir, fsync_tree, identifier, remove
+from gopat.effects.warehouse.layout import Layout, Manifest, current_version, versions
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.verify import verify
 
@@ -32,7 +33,7 @@ def publish(
     *,
     version: str,
     tables: list[str],
-    manifest: dict,
+    manifest: Manifest,
     keep: int | None = None,
     staged: Mapping[str, Path] | None = None,
 ) -> Path:
@@ -84,7 +85,7 @@ def _write_release(
     *,
     version: str,
     tables: list[str],
-    manifest: dict,
+    manifest: Manifest,
     staged: Mapping[str, Path],
 ) -> None:
     """Parquet files, Data Docs and manifest into a hidden folder, fsynced, renamed to releases/<version>."""
@@ -92,7 +93,7 @@ def _write_release(
     remove(tmp)
     tmp.mkdir()
     try:
-        files = {}
+        files: dict[str, FileEntry] = {}
         for index, table in enumerate(tables):
             path = tmp / f"{table}.parquet"
             try:
@@ -100,7 +101,8 @@ def _write_release(
                     os.link(staged[table], path)
                 else:
                     con.execute(
-                        f"COPY {table} TO {quote(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)"
+                        f"COPY {identifier(table)} TO ? (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)",
+                        [str(path)],
                     )
             except duckdb.IOException as error:
                 raise OSError(f"writing {table} of release {version}: {error}") from error
@@ -141,5 +143,12 @@ def commit(layout: Layout, *, kept: list[str], current: str | None, rollback: Pa
     fsync_dir(layout.root)
 
 
-def _file_entry(path: Path) -> dict:
+class FileEntry(TypedDict):
+    """A file of a release in its manifest's ``files`` (docs/releases.md#manifest)."""
+
+    sha256: str
+    bytes: int
+
+
+def _file_entry(path: Path) -> FileEntry:
     return {"sha256": sha256_file(path), "bytes": path.stat().st_size}

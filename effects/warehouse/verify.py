@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from gopat.effects.warehouse.fetch import sha256_file
 from gopat.effects.warehouse.layout import Layout, ReleaseInfo, current_version, read_manifest, readable, versions
@@ -49,8 +50,9 @@ def disk_state(layout: Layout) -> tuple[list[tuple[str, str]], str | None]:
     return folders, current if current in known else None
 
 
-def verify_folder(folder: Path, manifest: Mapping, *, version: str) -> list[str]:
-    """Problems of a release folder against its manifest: version, missing, extra or changed files."""
+def verify_folder(folder: Path, manifest: Mapping[str, Any], *, version: str) -> list[str]:
+    """Problems of a release folder against its manifest (docs/releases.md#manifest): version, missing, extra or
+    changed files."""
     problems = []
     if manifest.get("version") != version:
         problems.append(f"manifest.json names version {manifest.get('version')!r}, not {version}")

@@ -6,10 +6,7 @@ import html.parser
 
 from gopat.effects.report.datadocs import render_datadocs
 from gopat.effects.warehouse.layout import Layout
-from tests.effects.warehouse.releases import (
-    layout,  # noqa: F401 - the shared fixture
-    publish_tables,
-)
+from tests.effects.warehouse.releases import publish_tables
 
 
 class _Page(html.parser.HTMLParser):

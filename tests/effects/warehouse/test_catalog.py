@@ -11,7 +11,6 @@ import pytest
 from gopat.effects.warehouse.layout import Layout
 from gopat.effects.warehouse.lock import build_lock
 from tests.effects.warehouse.releases import catalog_views, publish_tables
-from tests.effects.warehouse.releases import layout  # noqa: F401 - the shared fixture
 
 
 def test_a_deleted_or_moved_release_gets_a_working_catalog_at_the_next_lock(layout: Layout, tmp_path: Path) -> None:

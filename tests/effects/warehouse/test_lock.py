@@ -10,7 +10,6 @@ from gopat.effects.warehouse.layout import Layout
 from gopat.effects.warehouse.lock import build_lock, recover
 from gopat.effects.warehouse.publish import set_current
 from tests.effects.warehouse.releases import catalog_views, publish_tables
-from tests.effects.warehouse.releases import layout  # noqa: F401 - the shared fixture
 
 
 def test_recover_removes_leftovers_and_rebuilds_a_stale_catalog(layout: Layout) -> None:

@@ -12,7 +12,6 @@ from gopat.effects.warehouse.layout import Layout, current_version, next_version
 from gopat.effects.warehouse.publish import publish, set_current
 from gopat.effects.warehouse.verify import verify
 from tests.effects.warehouse.releases import catalog_views, publish_tables, sha256
-from tests.effects.warehouse.releases import layout  # noqa: F401 - the shared fixture
 
 
 def test_publish_writes_a_verifiable_release_and_makes_it_current(layout: Layout) -> None:
