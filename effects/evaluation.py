@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from gopat.effects.warehouse.fetch import fetch, is_url, sha256_file, sha256_folder
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
-from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.games.archives import MemberReject, iter_members
 from gopat.transforms.games.board import BLACK, WHITE
 from gopat.transforms.games.errors import RejectError

@@ -15,7 +15,7 @@ from gopat.expectations.runner import (
     sql_invariants,
     table_columns,
 )
-from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.analytics.loader import sql_text
 
 TABLE = "moves"
 SCHEMA = {

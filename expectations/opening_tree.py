@@ -20,7 +20,7 @@ from gopat.expectations.runner import (
     sql_invariant,
     table_columns,
 )
-from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.analytics.loader import sql_text
 
 TABLE = "opening_tree"
 SCHEMA = {

@@ -17,7 +17,7 @@ from gopat.expectations.runner import (
     schema_invariant,
     table_columns,
 )
-from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.families import FAMILIES
 
 TABLE = "pattern_stats"

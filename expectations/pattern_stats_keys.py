@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from gopat.expectations.pattern_keys import parse_keys
 from gopat.expectations.runner import Invariant
-from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.render import stones
 from gopat.transforms.patterns.symmetry import Group, key_string

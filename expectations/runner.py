@@ -19,7 +19,7 @@ from gopat.expectations.expect import (
     ProgressBarsConfig,
     gx,
 )
-from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.analytics.loader import sql_text
 
 CHECK_MARK = "-- check: "
 ORDER = "suite_order"

@@ -11,7 +11,7 @@ import duckdb
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
 from gopat.effects.warehouse.layout import Layout
-from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.analytics.loader import sql_text
 
 SUMMARY_KEY = "gopat-build-summary"
 TOP_PATTERNS_KEY = "gopat-top-patterns"

@@ -21,7 +21,7 @@ from gopat.effects.warehouse.fetch import Fetched, fetch
 from gopat.effects.warehouse.manifest import Ingest
 from gopat.flows.progress import progress
 from gopat.flows.shards import shard_executor
-from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.games.archives import Limits, MemberReject, iter_members
 from gopat.transforms.games.records import (
     GAMES_SCHEMA,

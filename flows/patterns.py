@@ -17,7 +17,7 @@ from gopat.effects.parquet import merge_pattern_stats_files, pattern_stats_write
 from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
 from gopat.flows.shards import extract_shard, shard_executor
-from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.extract import GameMoves
 
 SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory

@@ -37,7 +37,7 @@ def export_table(args: argparse.Namespace) -> int:
         return 0
     if args.symmetries is None:
         raise ValueError("export go4go-d12 needs --symmetries 8 or 16")
-    from gopat.transforms.analytics.sql import sql_text
+    from gopat.transforms.analytics.loader import sql_text
 
     rows = con.execute(sql_text("pattern_stats__go4go_d12"), [args.symmetries]).fetchall()
     lines = (f"{key};{occurrence};{chosen};{orbit}\n" for key, occurrence, chosen, orbit in rows)

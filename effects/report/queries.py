@@ -7,7 +7,7 @@ from typing import Any
 
 import duckdb
 
-from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.analytics.loader import sql_text
 
 Row = tuple[Any, ...]
 

@@ -12,7 +12,7 @@ import duckdb
 
 from gopat.effects.warehouse.files import identifier, quote, remove
 from gopat.effects.warehouse.layout import Layout, current_version, readable, schema_name, versions
-from gopat.transforms.analytics.sql import sql_text
+from gopat.transforms.analytics.loader import sql_text
 
 CATALOG_STORAGE = "v1.2.0"
 

@@ -8,7 +8,7 @@ from collections import Counter
 import duckdb
 import polars as pl
 
-from gopat.transforms.analytics.sql import positive, run
+from gopat.transforms.analytics.loader import positive, run
 from gopat.transforms.patterns.symmetry import d4_point_images, square_points
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import duckdb
 
-from gopat.transforms.analytics.sql import positive, run, sql_text
+from gopat.transforms.analytics.loader import positive, run, sql_text
 
 
 def _opening_games(con: duckdb.DuckDBPyConnection, moves: int) -> None:

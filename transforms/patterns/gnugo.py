@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import numpy as np
 
-from gopat.transforms.analytics.sql import positive, sql_text
+from gopat.transforms.analytics.loader import positive, sql_text
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.templates import template_group
 
