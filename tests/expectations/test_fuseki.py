@@ -67,7 +67,7 @@ def test_non_minimal_sequence_is_caught(con: duckdb.DuckDBPyConnection) -> None:
 def test_non_minimal_position_is_caught(con: duckdb.DuckDBPyConnection) -> None:
     key = con.execute("SELECT key FROM fuseki WHERE kind = 'position' ORDER BY games DESC, key").fetchall()[0][0]
     black, white = (part[2:].split() for part in key.split("|"))
-    to_point = lambda p: (ord(p[1]) - 97, ord(p[0]) - 97)  # noqa: E731
+    to_point = lambda p: (ord(p[1]) - 97, ord(p[0]) - 97)  # noqa: E731 - a one-line converter beside its use
     larger = max(O.position_text([to_point(p) for p in black], [to_point(p) for p in white], m) for m in O.D4)
     con.execute("UPDATE fuseki SET key = ?, position = ? WHERE kind = 'position' AND key = ?", [larger, larger, key])
     failures = _failures(con)

@@ -101,13 +101,14 @@ def _registry(*families: Family) -> dict[str, Family]:
 
 FAMILIES: dict[str, Family] = _registry(
     Family("d12", KeyLayout(DIAMOND13_POINTS, ("stone", "liberty")), "last_move",
-           "seed 000: 13-point diamond around the last move with liberties, the mover's stone on each empty point"),
+           "13-point diamond around the last move with liberties, the mover's stone on each empty point "
+           "(docs/patterns.md#d12)"),
     Family("sq3", KeyLayout(square_points(3)), "candidate", "3x3 square centred on each empty point"),
     Family("sq5", KeyLayout(square_points(5)), "candidate", "5x5 square centred on each empty point"),
     Family("dia13", KeyLayout(DIAMOND13_POINTS), "candidate",
            "13-point diamond (radius 2) centred on each empty point"),
     Family("blk4", KeyLayout(BLOCK4_POINTS), "block",
-           "seed 002: 4x4 blocks whose centre 2x2 holds the empty point, 32-bit quadrant code"),
+           "4x4 blocks whose centre 2x2 holds the empty point, 32-bit quadrant code (docs/patterns.md#blk4)"),
     Family("lib5", KeyLayout(gridcular_points(2), ("stone", "liberty")), "candidate",
            "prediction: the empty point and its 4 neighbours, with chain liberties (1, 2, >=3)"),
     Family("lib9", KeyLayout(gridcular_points(3), ("stone", "liberty")), "candidate",

@@ -134,13 +134,13 @@ def test_tiny_has_200_sgf_members_with_their_bytes(tiny_archive: Path) -> None:
     assert len(members) == 200 and all(isinstance(m, Member) for m in members)
     with tarfile.open(tiny_archive) as archive:
         expected = {
-            i.name: archive.extractfile(i).read()  # type: ignore[union-attr]
+            i.name: archive.extractfile(i).read()
             for i in archive.getmembers()
             if i.isfile()
         }
     assert [m.name for m in members] == list(expected)
-    assert all(m.data == expected[m.name] for m in members)  # type: ignore[union-attr]
-    assert sum(len(m.data) for m in members) == 316_600  # type: ignore[union-attr]
+    assert all(m.data == expected[m.name] for m in members)
+    assert sum(len(m.data) for m in members) == 316_600
 
 
 # --- archives built here -------------------------------------------------------------------

@@ -174,7 +174,7 @@ def test_empty_km_is_none(hostile_dir: Path) -> None:
 def tiny_files(tiny_archive: Path) -> dict[str, bytes]:
     with tarfile.open(tiny_archive) as archive:
         return {
-            info.name: archive.extractfile(info).read()  # type: ignore[union-attr]
+            info.name: archive.extractfile(info).read()
             for info in archive.getmembers()
             if info.isfile()
         }

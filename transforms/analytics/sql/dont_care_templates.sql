@@ -1,4 +1,4 @@
--- dont_care_templates (seed 004, DESIGN §6): generalised patterns with "don't care" cells.
+-- dont_care_templates (docs/patterns.md#dont-care-templates): generalised patterns with "don't care" cells.
 --
 -- Built per family and symmetry (8 and 16) from the pattern_stats rows with occurrence >=
 -- min_occurrence (the "concrete patterns"; gopat.transforms.patterns.templates.build_dont_care_templates).

@@ -1,4 +1,4 @@
--- game_counts (seed 001, DESIGN §5): distinct N-move games on an empty board modulo the 8 symmetries,
+-- game_counts (docs/symmetry.md#game-counts): distinct N-move games on an empty board modulo the 8 symmetries,
 -- for N = 1..N_max, from gopat.transforms.analytics.counting.game_counts_frame (registered as game_counts_input).
 -- sequences: distinct sequences of N moves on distinct points (Black first, colours alternate, no
 -- captures); positions: distinct sets of ceil(N/2) black and floor(N/2) white stones; both up to
