@@ -18,9 +18,10 @@ $(BIN)/gopat: pyproject.toml requirements.lock
 
 setup: $(BIN)/gopat
 
-# Headless Chromium renders the HTML report in its test (Debian's package; root, as on CI).
+# Debian's packages for the tests (root, as on CI): headless Chromium renders the HTML report, and
+# GNU Go (installed as /usr/games/gnugo) plays against `gopat gtp`.
 system-deps:
-	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null)
+	command -v chromium >/dev/null && test -x /usr/games/gnugo || (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium gnugo >/dev/null)
 
 release: setup
 	$(BIN)/gopat build --source $(CORPUS)
