@@ -18,8 +18,9 @@ from gopat.expectations.pattern_keys import parse_keys
 from gopat.expectations.runner import Invariant
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.keys import key_string
 from gopat.transforms.patterns.render import stones
-from gopat.transforms.patterns.symmetry import Group, key_string
+from gopat.transforms.patterns.symmetry import Group
 
 SYMMETRIES = (8, 16)
 BATCH_ROWS = 1 << 19  # rows a batch: CHECKERS + 1 batches are in memory at once

@@ -48,8 +48,8 @@ def export_table(args: argparse.Namespace) -> int:
 def show_pattern(args: argparse.Namespace) -> int:
     """Print a key's diagram, its canonical key and counts, and every symmetric variant."""
     from gopat.transforms.patterns.families import FAMILIES
+    from gopat.transforms.patterns.keys import key_string, parse_key
     from gopat.transforms.patterns.render import pattern_svg, pattern_text
-    from gopat.transforms.patterns.symmetry import key_string, parse_key
 
     if args.family not in FAMILIES:
         raise ValueError(f"unknown family {args.family!r}; known: {sorted(FAMILIES)}")

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from gopat.expectations import pattern_keys
 from gopat.transforms.patterns.families import FAMILIES
-from gopat.transforms.patterns.symmetry import parse_key
+from gopat.transforms.patterns.keys import parse_key
 
 
 @settings(max_examples=60, deadline=None)

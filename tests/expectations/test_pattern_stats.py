@@ -14,7 +14,7 @@ import pytest
 
 from gopat.expectations import pattern_stats, pattern_stats_keys
 from gopat.transforms.patterns.families import FAMILIES
-from gopat.transforms.patterns.symmetry import key_string, parse_key
+from gopat.transforms.patterns.keys import key_string, parse_key
 
 DDL = """
 CREATE TABLE pattern_stats (

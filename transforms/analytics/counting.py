@@ -9,7 +9,8 @@ import duckdb
 import polars as pl
 
 from gopat.transforms.analytics.loader import positive, run
-from gopat.transforms.patterns.symmetry import d4_point_images, square_points
+from gopat.transforms.patterns.keys import square_points
+from gopat.transforms.patterns.symmetry import d4_point_images
 
 
 def _check_int(name: str, value: int, minimum: int) -> None:

@@ -6,14 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gopat.transforms.patterns.symmetry import (
-    BLOCK4_POINTS,
-    DIAMOND13_POINTS,
-    Group,
-    KeyLayout,
-    square_group,
-    square_points,
-)
+from gopat.transforms.patterns.keys import BLOCK4_POINTS, DIAMOND13_POINTS, KeyLayout, square_points
+from gopat.transforms.patterns.symmetry import Group, square_group
 
 ANCHORS = ("last_move", "candidate", "block")
 LIBERTY_ANCHORS = ("last_move", "candidate")

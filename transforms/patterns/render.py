@@ -189,18 +189,8 @@ def _text_template(family: Family) -> tuple[str, list[tuple[int, bytes]]]:
     return "\n".join([header, *lines]), slots
 
 
-def pattern_marks(family: str, pattern: str | int) -> tuple[list[int], int | None]:
-    """Layout points to mark on a diagram: the empty candidate points, and the last move (or None).
-
-    Candidate and block families mark their empty candidate cells (the centre point, the centre
-    2x2); last-move families (d12) mark the last move at the centre, since the candidate that was
-    filled with the mover's stone is not recoverable from a canonical key.
-    """
-    _, codes = _codes(family, [pattern])
-    return _marks(_family(family), codes[0])
-
-
 def _marks(family: Family, codes: np.ndarray) -> tuple[list[int], int | None]:
+    """Layout points to mark: the empty candidate points, and the last move (d12: the centre) or None."""
     candidates = family.geometry.candidates.tolist()
     if family.anchor == "last_move":
         return [], int(np.setdiff1d(np.arange(len(family.layout.points)), candidates)[0])

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from gopat.transforms.patterns.canonical import canonical_shard, describe_keys, key_strings, key_values, merge_counts
 from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.keys import key_string
 from gopat.transforms.patterns.render import pattern_text, stones
-from gopat.transforms.patterns.symmetry import key_string
 
 
 def random_keys(family: str, count: int, seed: int) -> np.ndarray:

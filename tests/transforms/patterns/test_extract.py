@@ -13,8 +13,8 @@ from sgfmill import boards
 
 from gopat.transforms.patterns.extract import GameMoves, extract_patterns
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES, PREDICTION_FAMILIES
-from gopat.transforms.patterns.symmetry import parse_key
-from tests.transforms.games.test_board import RulesOracle
+from gopat.transforms.patterns.keys import parse_key
+from tests.transforms.games.rules import RulesOracle
 
 B, W = 1, 2
 # ---------------------------------------------------------------------------------------------

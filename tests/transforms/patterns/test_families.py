@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES, FAMILIES
-from gopat.transforms.patterns.symmetry import parse_key
+from gopat.transforms.patterns.keys import parse_key
 
 
 def test_registry_layouts_and_groups():

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from gopat.transforms.patterns import render
 from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.keys import decode, key_string, parse_key
 from gopat.transforms.patterns.render import pattern_text, stones
-from gopat.transforms.patterns.symmetry import decode, key_string, parse_key
 from gopat.transforms.patterns.templates import template_diagram
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -182,8 +182,6 @@ def test_candidate_and_last_move_marks() -> None:
     d12 = _svg(render.pattern_svg("d12", "110000020000013000003000003", cell=cell))
     assert _classed(d12, "rect", "candidate") == []
     assert _cell_of(_classed(d12, "circle", "last-move")[0], cell, top) == (2, 2)
-    assert render.pattern_marks("sq5", "1" + "0" * 25) == ([12], None)
-    assert render.pattern_marks("d12", "110000020000013000003000003") == ([], 6)
 
 
 def _shift_mark(rect: ET.Element, cell: int) -> ET.Element:

@@ -42,7 +42,8 @@ def _oracle_lattice(concrete: set[str], perms: list[tuple[int, ...]], swap: bool
 
 
 def _group(size: int, swap: bool):
-    from gopat.transforms.patterns.symmetry import KeyLayout, square_group, square_points
+    from gopat.transforms.patterns.keys import KeyLayout, square_points
+    from gopat.transforms.patterns.symmetry import square_group
 
     return square_group(KeyLayout(square_points(size)), colour_swap=swap)
 
