@@ -43,6 +43,18 @@ SCHEMA = {
 POSITION_RE = r"^B:(?:[a-s]{2}(?: [a-s]{2})*)?\|W:(?:[a-s]{2}(?: [a-s]{2})*)?$"
 
 
+def load_opening_games(con: duckdb.DuckDBPyConnection, table: str) -> int | None:
+    """Create temp.opening_games (fuseki__games.sql) over the moves `table` holds; return them (None: empty).
+
+    `table` is one of the module constants `fuseki` or `opening_tree`, never user input.
+    """
+    moves = con.execute(f"SELECT max(moves) FROM {table}").fetchall()[0][0]
+    con.execute("SET VARIABLE opening_moves = ?", [moves or 1])
+    con.execute(sql_text("fuseki__d4"))
+    con.execute(sql_text("fuseki__games"))
+    return None if moves is None else int(moves)
+
+
 def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table fuseki in `con` (with the games and moves it was built from).
 
@@ -55,10 +67,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(name not in columns for name in SCHEMA):
         return run_invariants(TABLE, [schema])
-    moves = con.execute("SELECT max(moves) FROM fuseki").fetchall()[0][0]
-    con.execute("SET VARIABLE opening_moves = ?", [moves or 1])
-    con.execute(sql_text("fuseki__d4"))
-    con.execute(sql_text("fuseki__games"))
+    load_opening_games(con, TABLE)
     try:
         invariants = [schema, *sql_invariants(con, "expectations__fuseki")]
     finally:

@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 
 from gopat.expectations import expect as e
+from gopat.expectations.fuseki import load_opening_games
 from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
@@ -55,10 +56,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(name not in columns for name in SCHEMA):
         return run_invariants(TABLE, [schema])
-    moves = con.execute("SELECT max(moves) FROM opening_tree").fetchall()[0][0]
-    con.execute("SET VARIABLE opening_moves = ?", [moves or 1])
-    con.execute(sql_text("fuseki__d4"))
-    con.execute(sql_text("fuseki__games"))
+    moves = load_opening_games(con, TABLE)
     con.execute(sql_text("expectations__opening_tree_frames"))
     checks = sql_checks("expectations__opening_tree")
     leaves = checks.pop(LEAVES_MATCH_FUSEKI)

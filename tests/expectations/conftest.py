@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,3 +103,13 @@ def warehouse(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 def manifest() -> dict:
     """Manifest facts matching the `warehouse` fixture (a fresh copy per test)."""
     return {"ingest": dict(MANIFEST["ingest"]), "families": {}}
+
+
+@pytest.fixture
+def con(built: Path, tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to a fresh copy of the test module's `built` DuckDB file, so each test may break its tables."""
+    copy = tmp_path / "copy.duckdb"
+    shutil.copy(built, copy)
+    connection = duckdb.connect(str(copy))
+    yield connection
+    connection.close()

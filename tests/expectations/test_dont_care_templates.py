@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -33,15 +31,6 @@ def built(stats: dict[tuple[int, str], tuple[int, int]], tmp_path_factory: pytes
     build_dont_care_templates(connection, families=["sq3"], min_occurrence=MIN_OCCURRENCE)
     connection.close()
     return path
-
-
-@pytest.fixture
-def con(built: Path, tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    copy = tmp_path / "copy.duckdb"
-    shutil.copy(built, copy)
-    connection = duckdb.connect(str(copy))
-    yield connection
-    connection.close()
 
 
 def _failures(con: duckdb.DuckDBPyConnection) -> set[str]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -27,15 +25,6 @@ def built(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     build_fuseki(con, moves=MOVES)
     con.close()
     return path
-
-
-@pytest.fixture
-def con(built: Path, tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    copy = tmp_path / "copy.duckdb"
-    shutil.copy(built, copy)
-    connection = duckdb.connect(str(copy))
-    yield connection
-    connection.close()
 
 
 def _failures(con: duckdb.DuckDBPyConnection, games: int = GAMES) -> set[str]:
