@@ -12,7 +12,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     export = commands.add_parser("export", help="export pattern tables of a release")
     export.add_argument("format", choices=["go4go-d12", "gnugo"],
                         help="go4go-d12: the seed's d12 table; gnugo: don't-care templates as GNU Go patterns")
-    export.add_argument("--symmetries", type=int, choices=[8, 16], help="required for go4go-d12; gnugo: 8")
+    export.add_argument("--symmetries", type=int, choices=[8, 16],
+                        help="required for go4go-d12; gnugo: 8 (default, one colour to move per pattern) or 16")
     export.add_argument("--family", default="sq3", help="gnugo only (default sq3)")
     release_options(export)
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
