@@ -49,15 +49,12 @@ def export_table(args: argparse.Namespace) -> int:
 def show_pattern(args: argparse.Namespace) -> int:
     """Print a key's diagram, its canonical key and counts, and every symmetric variant."""
     from gopat.transforms.patterns.families import FAMILIES
+    from gopat.transforms.patterns.keys import parse_family_key
     from gopat.transforms.patterns.render import pattern_svg, pattern_text
-    from gopat.transforms.patterns.symmetry import key_string, parse_key
+    from gopat.transforms.patterns.symmetry import key_string
 
-    if args.family not in FAMILIES:
-        raise ValueError(f"unknown family {args.family!r}; known: {sorted(FAMILIES)}")
+    key = parse_family_key(args.family, args.key)
     family = FAMILIES[args.family]
-    key = parse_key(args.key)
-    if len(args.key) != family.layout.n_digits:
-        raise ValueError(f"a {args.family} key has {family.layout.n_digits} digits, got {len(args.key)}")
     group = family.group(args.symmetries)
     canonical = key_string(group.canonical(key), family.layout.n_digits)
     con = release_connection(args)

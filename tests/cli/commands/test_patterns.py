@@ -49,6 +49,16 @@ def test_show_prints_text_and_writes_the_same_svg(warehouse: Path, catalog: duck
 
 
 
+@pytest.mark.parametrize(("key", "reason"), [
+    ("3000000000", "the first digit is the colour to move, 1 (Black) or 2 (White), got 3"),
+    ("1333333333", "the centre cell is the empty candidate point (0), got 3"),
+    ("1303000000", "the off-board cells (3) are not the part of the pattern beyond a board's edges"),
+])
+def test_show_rejects_a_key_no_position_produces_in_one_line(tmp_path: Path, key: str, reason: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", key, "--family", "sq3", "--warehouse", str(tmp_path)]) == 1
+    assert capsys.readouterr() == ("", f"gopat: error: '{key}' is not a sq3 key: {reason}\n")
+
 def _gnugo_rows(template: str) -> tuple[list[str], set[str]]:
     """Expected GNU Go cells and edges of an sq3 template, relative to the mover (docs/patterns.md#gnu-go-export)."""
     grid = [template[1 + 3 * r: 4 + 3 * r] for r in range(3)]
