@@ -7,9 +7,12 @@ import json
 import os
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gopat.cli.commands import DEFAULT_WAREHOUSE, release_options
-from gopat.effects.warehouse.layout import Layout
+
+if TYPE_CHECKING:
+    from gopat.effects.warehouse.layout import Layout
 
 LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -173,7 +176,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 def release_with_families(args: argparse.Namespace, needed: tuple[str, ...]) -> tuple[Layout, str]:
     """The warehouse and the requested release (``--warehouse``, ``--release``) when it holds every family of
     ``needed``; else ValueError naming the release and the build command that adds them."""
-    from gopat.effects.warehouse.layout import current_version, read_manifest
+    from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
 
     layout = Layout(Path(args.warehouse))
     version = args.release or current_version(layout)

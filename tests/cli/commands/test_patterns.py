@@ -98,6 +98,7 @@ def test_export_gnugo_of_a_real_release_follows_gnu_go_rules(warehouse: Path, ca
     out = tmp_path / "sq3.db"
     assert main(["export", "gnugo", "--symmetries", str(symmetry), "--warehouse", str(warehouse), "-o", str(out)]) == 0
     _check_gnugo_export(out.read_text(), catalog, symmetry)  # tiny's templates (100,000 occurrences) have no stone
+    assert [p.name for p in tmp_path.iterdir()] == ["sq3.db"]  # written through a temporary file, renamed
     # the templates of the same real counts seen at least 5,000 times: stones, edges, both colours, twins
     release = warehouse / "releases" / (warehouse / "releases" / "CURRENT").read_text().strip()
     con = duckdb.connect()
