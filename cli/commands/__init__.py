@@ -6,6 +6,7 @@ Helpers shared by the commands live in this module.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,9 +32,16 @@ def release_connection(args: argparse.Namespace) -> duckdb.DuckDBPyConnection:
 
 
 def write_output(text: str, output: str | None) -> None:
-    """Write `text` to a file (and say so on stderr) or to standard output."""
+    """Write `text` to a file (atomically: a temporary file beside it, then a rename; say so on stderr) or to
+    standard output."""
     if output:
-        Path(output).write_text(text)
+        path = Path(output)
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        try:
+            tmp.write_text(text)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
         print(f"wrote {output}", file=sys.stderr)
     else:
         sys.stdout.write(text)

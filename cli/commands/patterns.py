@@ -12,7 +12,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     export = commands.add_parser("export", help="export pattern tables of a release")
     export.add_argument("format", choices=["go4go-d12", "gnugo"],
                         help="go4go-d12: the seed's d12 table; gnugo: don't-care templates as GNU Go patterns")
-    export.add_argument("--symmetries", type=int, choices=[8, 16], help="required for go4go-d12; gnugo: 8")
+    export.add_argument("--symmetries", type=int, choices=[8, 16],
+                        help="required for go4go-d12; gnugo: 8 (default, one colour to move per pattern) or 16")
     export.add_argument("--family", default="sq3", help="gnugo only (default sq3)")
     release_options(export)
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
@@ -48,15 +49,12 @@ def export_table(args: argparse.Namespace) -> int:
 def show_pattern(args: argparse.Namespace) -> int:
     """Print a key's diagram, its canonical key and counts, and every symmetric variant."""
     from gopat.transforms.patterns.families import FAMILIES
-    from gopat.transforms.patterns.keys import key_string, parse_key
+    from gopat.transforms.patterns.keys import key_string
     from gopat.transforms.patterns.render import pattern_svg, pattern_text
+    from gopat.transforms.patterns.valid_keys import parse_family_key
 
-    if args.family not in FAMILIES:
-        raise ValueError(f"unknown family {args.family!r}; known: {sorted(FAMILIES)}")
+    key = parse_family_key(args.family, args.key)
     family = FAMILIES[args.family]
-    key = parse_key(args.key)
-    if len(args.key) != family.layout.n_digits:
-        raise ValueError(f"a {args.family} key has {family.layout.n_digits} digits, got {len(args.key)}")
     group = family.group(args.symmetries)
     canonical = key_string(group.canonical(key), family.layout.n_digits)
     con = release_connection(args)

@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gopat.cli.commands import DEFAULT_WAREHOUSE, release_options
+
+if TYPE_CHECKING:
+    from gopat.effects.warehouse.layout import Layout
 
 LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -59,8 +64,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run_suggest(args: argparse.Namespace) -> int:
     """Print the position with the top candidates marked, then one line per candidate."""
-    from gopat.effects.evaluation import predictor_for, release_version
-    from gopat.effects.warehouse.layout import Layout
+    from gopat.effects.evaluation import predictor_for
     from gopat.transforms.games.errors import RejectError
     from gopat.transforms.games.parsing import parse_games
     from gopat.transforms.games.records import game_row
@@ -76,14 +80,14 @@ def run_suggest(args: argparse.Namespace) -> int:
     path = Path(args.sgf)
     if not path.is_file():
         raise ValueError(f"{args.sgf}: no such file")
+    weights = load_weights(Path(args.weights or DEFAULT_WEIGHTS))
+    layout, version = release_with_families(args, (*weights.levels, weights.response))
     try:
         records = parse_games(path.read_bytes())
     except RejectError as error:
         raise ValueError(f"{args.sgf}: {error.reason}: {error}") from None
     _, game = game_row(records[0], game_id=args.sgf)
-    layout = Layout(Path(args.warehouse))
-    version = release_version(layout, args.release)
-    predictor = predictor_for(layout, version, weights=load_weights(Path(args.weights or DEFAULT_WEIGHTS)))
+    predictor = predictor_for(layout, version, weights=weights)
     names, response_family = predictor.levels.names, predictor.levels.response
     position = score_position(predictor, game, moves=len(game.moves) if args.move is None else args.move)
     top = position.candidates[:args.top]
@@ -115,6 +119,10 @@ def run_suggest(args: argparse.Namespace) -> int:
 
 def run_evaluate(args: argparse.Namespace) -> int:
     """Run the evaluation flow; print the accuracy (or the JSON record's result)."""
+    from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, load_weights
+
+    weights = load_weights(Path(args.weights or DEFAULT_WEIGHTS))
+    release_with_families(args, (*weights.levels, weights.response))  # before the flow and its API server start
     if args.json:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"  # standard output is the JSON object alone
     from gopat.flows.evaluate import evaluate_release
@@ -141,17 +149,15 @@ def run_calibrate(args: argparse.Namespace) -> int:
     """Fit ranking weights for a release's levels on held-out games and write them (atomically)."""
     from dataclasses import replace
 
-    from gopat.effects.evaluation import predictor_for, read_games, release_version
-    from gopat.effects.warehouse.layout import Layout
+    from gopat.effects.evaluation import predictor_for, read_games
     from gopat.transforms.predict.predictor import LEVELS, RESPONSE, fit
     from gopat.transforms.predict.ranking import Weights
 
     if args.max_games < 1:
         raise ValueError(f"--max-games must be at least 1, got {args.max_games}")
     names = tuple(args.levels) if args.levels else LEVELS
+    layout, version = release_with_families(args, (*names, RESPONSE))
     blank = Weights.zeros(names, response=RESPONSE, distance=not args.no_distance)
-    layout = Layout(Path(args.warehouse))
-    version = release_version(layout, args.release)
     predictor = predictor_for(layout, version, weights=blank)
     games, summary = read_games(args.games, raw_dir=layout.raw)
     print(f"fitting {len(names)} levels ({' '.join(names)}) on {min(len(games), args.max_games)} of "
@@ -165,6 +171,27 @@ def run_calibrate(args: argparse.Namespace) -> int:
     print(f"{out}: {weights.fitted['positions']} positions, loss {weights.fitted['loss']}, "
           f"{weights.fitted['iterations']} iterations")
     return 0
+
+
+def release_with_families(args: argparse.Namespace, needed: tuple[str, ...]) -> tuple[Layout, str]:
+    """The warehouse and the requested release (``--warehouse``, ``--release``) when it holds every family of
+    ``needed``; else ValueError naming the release and the build command that adds them."""
+    from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
+
+    layout = Layout(Path(args.warehouse))
+    version = args.release or current_version(layout)
+    if version is None:
+        raise ValueError(f"no release in {layout.releases}; run `gopat build` first")
+    manifest = read_manifest(layout, version)
+    built = list(manifest.get("config", {}).get("families", []))
+    missing = [family for family in dict.fromkeys(needed) if family not in built]
+    if missing:
+        sources = " ".join(f"--source {shlex.quote(source['source'])}" for source in manifest.get("sources", []))
+        raise ValueError(
+            f"release {version}: lacks the prediction families {' '.join(missing)}; build them with "
+            f"gopat build {sources} --warehouse {shlex.quote(args.warehouse)} --families {' '.join(built + missing)}"
+        )
+    return layout, version
 
 
 def run_holdout(args: argparse.Namespace) -> int:

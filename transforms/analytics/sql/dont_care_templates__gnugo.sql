@@ -1,8 +1,7 @@
 -- dont_care_templates step (query) for the GNU Go export: the templates of family
 -- getvariable('template_family') and symmetry getvariable('template_symmetry'), most occurrences
--- first, at most getvariable('template_top') rows (all when NULL).
+-- first.
 SELECT template, occurrence, chosen, patterns
 FROM dont_care_templates
 WHERE family = getvariable('template_family') AND symmetry = getvariable('template_symmetry')
-ORDER BY occurrence DESC, template
-LIMIT getvariable('template_top');
+ORDER BY occurrence DESC, template;
