@@ -156,7 +156,7 @@ def stage(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> Path:
     folder = tmp_path_factory.mktemp("stage")
     (folder / "patterns").mkdir()
     for i in range(3):
-        parquet, _ = extract_shard(games[i * 20 : (i + 1) * 20], DEFAULT_FAMILIES)
+        parquet, _, _ = extract_shard(games[i * 20 : (i + 1) * 20], DEFAULT_FAMILIES)
         (folder / "patterns" / f"shard-{i:05d}.parquet").write_bytes(parquet)
     return folder
 
