@@ -39,6 +39,10 @@ def run(args: argparse.Namespace) -> int:
     check_sources(args.source)
     if len(args.expected_sha256) > len(args.source):
         raise ValueError("more --expected-sha256 values than --source values")
+    if args.move_patterns:
+        from gopat.transforms.patterns.canonical import check_event_families
+
+        check_event_families(args.move_patterns)
     if args.quiet:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
     from gopat.effects.warehouse.manifest import Ingest
