@@ -30,7 +30,6 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 
 import polars as pl
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gopat.transforms.patterns.canonical import CANONICAL_SCHEMA, EVENTS_SCHEMA, canonical_events, canonical_shard
@@ -98,6 +97,7 @@ def extract_shard(
     buffer = io.BytesIO()
     (pl.concat(frames) if frames else pl.DataFrame(schema=CANONICAL_SCHEMA)).write_parquet(buffer)
     events = io.BytesIO()
-    pq.write_table(pa.concat_tables([table for _, table in sorted(event_tables, key=lambda item: item[0])])
-                   if event_tables else EVENTS_SCHEMA.empty_table(), events)
+    with pq.ParquetWriter(events, EVENTS_SCHEMA) as writer:  # a row group a family: read back family by family
+        for _, table in sorted(event_tables, key=lambda item: item[0]):
+            writer.write_table(table, row_group_size=max(table.num_rows, 1))
     return buffer.getvalue(), events.getvalue(), chosen_events
