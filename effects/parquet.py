@@ -1,10 +1,10 @@
-"""The Parquet file of pattern_stats: written range by range as the build sums it, and merged row group by row group
-with the new games' counts in an incremental build, in row groups that depend on the rows only."""
+"""The Parquet files of pattern_stats (written range by range as the build sums it, and merged row group by row group
+with the new games' counts in an incremental build) and of move_patterns, in row groups that depend on the rows only."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from itertools import chain
@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gopat.transforms.patterns.canonical import describe_keys, key_values, merge_counts
+from gopat.transforms.patterns.canonical import EVENTS_SCHEMA, describe_keys, key_values, merge_counts
 from gopat.transforms.patterns.families import FAMILIES
 
 PATTERN_STATS_SCHEMA = pa.schema([
@@ -54,6 +54,24 @@ def pattern_stats_writer(out: Path) -> Iterator[Callable[[tuple[str, int], pa.Ta
             written.result()
         for rows in groups.rest():
             writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
+
+
+def write_move_patterns(out: Path, parts: Iterable[tuple[str, pa.Table]]) -> Path:
+    """Write Parquet file `out` of move_patterns from `(family, rows)` pairs given in table order (family, game_id,
+    move_number); returns `out`.
+
+    Row groups end every ROW_GROUP_ROWS rows and where the family changes, whatever the sizes of the
+    pieces (_RowGroups), so the same rows give the same bytes (full and incremental builds, any
+    number of workers).
+    """
+    with pq.ParquetWriter(out, EVENTS_SCHEMA, compression="zstd") as writer:
+        groups = _RowGroups()
+        for family, rows in parts:
+            for group in groups.add(family, rows.cast(EVENTS_SCHEMA)):
+                writer.write_table(group, row_group_size=ROW_GROUP_ROWS)
+        for group in groups.rest():
+            writer.write_table(group, row_group_size=ROW_GROUP_ROWS)
+    return out
 
 
 def _write_part(writer: pq.ParquetWriter, groups: _RowGroups, part: tuple[str, int], summed: pa.Table) -> None:
@@ -169,20 +187,21 @@ def _merge_part(
 
 
 class _RowGroups:
-    """Regroups pattern_stats rows, one family and symmetry after another, into the row groups of the file.
+    """Regroups rows, one part (pattern_stats: family and symmetry; move_patterns: family) after another, into the
+    row groups of the file.
 
     Rows come in tables of any size and chunking; a row group ends every ROW_GROUP_ROWS rows and
-    where the family or symmetry changes, and is one contiguous table. So the file's bytes depend
+    where the part changes, and is one contiguous table. So the file's bytes depend
     on its rows only, not on how they were summed or merged (the same inputs give the same file).
     """
 
     def __init__(self) -> None:
-        self._part: tuple[str, int] | None = None
+        self._part: Hashable = None
         self._pending: list[pa.Table] = []
         self._rows = 0
 
-    def add(self, part: tuple[str, int], rows: pa.Table) -> list[pa.Table]:
-        """Take `rows` of `part` (family, symmetry), which follow every row taken before; return the row groups
+    def add(self, part: Hashable, rows: pa.Table) -> list[pa.Table]:
+        """Take `rows` of `part`, which follow every row taken before; return the row groups
         completed."""
         done = self.rest() if part != self._part else []
         self._part = part

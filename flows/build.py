@@ -51,15 +51,17 @@ from gopat.flows.ingest import (
     no_games,
     unique,
 )
-from gopat.flows.patterns import extract_shards, pattern_stats_file
+from gopat.flows.patterns import extract_shards, move_patterns_file, pattern_stats_file
 from gopat.flows.shards import check_runner
 from gopat.transforms.analytics.counting import build_game_counts
 from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
+from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES, check_event_families
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES, FAMILIES
 from gopat.transforms.patterns.templates import DEFAULT_MIN_OCCURRENCE, build_dont_care_templates
 
 PUBLISHED = (
-    "games", "moves", "rejects", "pattern_stats", "fuseki", "opening_tree", "dont_care_templates", "game_counts",
+    "games", "moves", "rejects", "pattern_stats", "move_patterns", "fuseki", "opening_tree", "dont_care_templates",
+    "game_counts",
 )
 GAME_TABLES = ("games", "moves", "rejects", "fuseki", "opening_tree", "game_counts")  # need no pattern_stats
 DUCKDB_MEMORY = "2GB"  # the build's DuckDB spills to staging/ beyond this (with workers: peak <= 4 GiB)
@@ -164,6 +166,7 @@ def build_release(
     warehouse: str = "warehouse",
     expected_sha256: list[str | None] | None = None,
     families: tuple[str, ...] = DEFAULT_FAMILIES,
+    event_families: tuple[str, ...] = DEFAULT_EVENT_FAMILIES,
     workers: int = 0,
     shard_size: int = 200,
     pattern_shard_size: int = 1000,
@@ -181,7 +184,8 @@ def build_release(
     in shards of `shard_size` files, extraction in shards of `pattern_shard_size` games;
     `show_progress` is 'auto', 'bar', 'log' or 'quiet' (flows/progress.py); `runner` is where shard
     work runs: 'local' processes, 'dask' (a temporary local Dask cluster) or a Dask scheduler
-    address (flows/shards.py); it does not change the release. Templates are
+    address (flows/shards.py); it does not change the release. `move_patterns` holds the chosen
+    events of the `event_families` that are also in `families`. Templates are
     built for the `template_families` that are also in `families`, from patterns seen at least
     `template_min_occurrence` times; `keep` is how many releases to keep (None: all). Returns the
     manifest of the published (or current) release.
@@ -195,8 +199,10 @@ def build_release(
     unknown = sorted(set(families) - set(FAMILIES))
     if unknown:
         raise ValueError(f"unknown pattern families {unknown}; known: {sorted(FAMILIES)}")
-    config = build_config(families=families, fuseki_moves=fuseki_moves, template_families=template_families,
-                          template_min_occurrence=template_min_occurrence, game_counts_moves=game_counts_moves)
+    check_event_families(event_families)
+    config = build_config(families=families, event_families=event_families, fuseki_moves=fuseki_moves,
+                          template_families=template_families, template_min_occurrence=template_min_occurrence,
+                          game_counts_moves=game_counts_moves)
     timings: dict[str, float] = {}
     with build_lock(layout):
         with _timed(timings, "fetch"):
@@ -259,7 +265,8 @@ def _build_and_publish(
         fault_point("ingest")
         with _timed(timings, "extract"):
             chosen = extract_shards(
-                con, replays, stage, families=tuple(families), workers=run.workers,
+                con, replays, stage, families=tuple(families), event_families=tuple(plan.config["event_families"]),
+                workers=run.workers,
                 shard_size=run.pattern_shard_size, show=run.show, runner=run.runner,
             )
         if plan.base:
@@ -274,7 +281,7 @@ def _build_and_publish(
             release_manifest, code=plan.code, content=plan.content, config=plan.config, fetched=plan.fetched,
             ingest=ingest, chosen=chosen, families=families, incremental=incremental,
         )
-        pattern_stats, manifest, expectations = _tables_and_suites(
+        staged, manifest, expectations = _tables_and_suites(
             con, stage, plan, run, ingest=ingest, manifest_now=manifest_now, timings=timings
         )
         manifest["row_counts"] = {t: count_rows(con, t) for t in PUBLISHED}
@@ -283,7 +290,7 @@ def _build_and_publish(
         manifest["timings"] = timings
         manifest["ingest_cpu"] = cpu
         with _timed(timings, "publish"):
-            publish_release(plan.layout, con, version, manifest, keep, staged={"pattern_stats": pattern_stats})
+            publish_release(plan.layout, con, version, manifest, keep, staged=staged)
     finally:
         con.close()
         shutil.rmtree(stage, ignore_errors=True)
@@ -293,9 +300,9 @@ def _build_and_publish(
 def _tables_and_suites(
     con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, *, ingest: Ingest,
     manifest_now: Callable[[], Manifest], timings: dict[str, float],
-) -> tuple[Path, Manifest, dict[str, Any]]:
-    """Build the analytics and pattern_stats and run every suite; returns the pattern_stats file, the manifest (made
-    once the game suites passed) and the suites' results.
+) -> tuple[dict[str, Path], Manifest, dict[str, Any]]:
+    """Build the analytics, pattern_stats and move_patterns and run every suite; returns the files of pattern_stats
+    and move_patterns by table, the manifest (made once the game suites passed) and the suites' results.
 
     The analytics of games and moves, and the suites of their tables, run while pattern_stats is built.
     """
@@ -306,16 +313,19 @@ def _tables_and_suites(
         with _timed(timings, "aggregate"):
             pattern_stats = pattern_stats_file(con, stage, previous=plan.previous, show=run.show)
         fault_point("aggregate")
-        templates = side(build_templates, plan.config)  # while the pattern_stats suite runs
+        templates = side(build_templates, plan.config)  # while move_patterns is written and the suites run
+        with _timed(timings, "move_patterns"):
+            move_patterns = move_patterns_file(con, stage, families=plan.config["event_families"],
+                                               previous=plan.previous)
         with _timed(timings, "analytics"):
             game_analytics.result()  # its own error first (the suites then never ran)
             expectations: dict[str, Any] = game_suites.result()
         manifest = manifest_now()
         with _timed(timings, "validate"):
-            expectations |= validate_tables(con, manifest, tables=["pattern_stats"])
+            expectations |= validate_tables(con, manifest, tables=["pattern_stats", "move_patterns"])
             templates.result()
             expectations |= validate_tables(con, manifest, tables=["dont_care_templates"])
-    return pattern_stats, manifest, expectations
+    return {"pattern_stats": pattern_stats, "move_patterns": move_patterns}, manifest, expectations
 
 
 @contextlib.contextmanager

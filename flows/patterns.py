@@ -1,4 +1,5 @@
-"""The build's pattern tasks: extract counts in shards, sum them into pattern_stats, merge with a previous release."""
+"""The build's pattern tasks: extract counts and chosen events in shards, sum the counts into pattern_stats, write the
+events as move_patterns, and merge both with a previous release."""
 
 from __future__ import annotations
 
@@ -6,14 +7,16 @@ import functools
 import itertools
 import shutil
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from gopat.effects.parquet import merge_pattern_stats_files, pattern_stats_writer
+from gopat.effects.parquet import merge_pattern_stats_files, pattern_stats_writer, write_move_patterns
 from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
 from gopat.flows.shards import extract_shard, shard_executor
@@ -22,6 +25,7 @@ from gopat.transforms.patterns.extract import GameMoves
 
 SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
 SAMPLE_SHARDS = 4  # shards whose keys give the parts' key ranges
+MERGE_BATCH_ROWS = 1_000_000  # move_patterns rows a merge step hands to the writer
 
 
 @task(cache_policy=NO_CACHE)
@@ -31,32 +35,38 @@ def extract_shards(
     stage: Path,
     *,
     families: tuple[str, ...],
+    event_families: tuple[str, ...] = (),
     workers: int,
     shard_size: int,
     show: str,
     runner: str,
 ) -> dict[str, int]:
-    """Extract pattern counts of the kept games this build replayed, in worker processes, a Parquet file a shard.
+    """Extract pattern counts of the kept games this build replayed, in worker processes, a Parquet file a shard
+    (patterns/), and the chosen events of `event_families` (events/, the rows of move_patterns).
 
-    Shards have `shard_size` games, fewer when there are too few games to give every worker one.
+    Shards have `shard_size` games, in game_id order, fewer when there are too few games to give
+    every worker one.
     """
     ordered = con.execute("SELECT game_id FROM games ORDER BY game_id").fetchall()
     kept = [game_id for (game_id,) in ordered if game_id in replays]
     shard_size = min(shard_size, max(1, -(-len(kept) // workers)))
-    folder = stage / "patterns"
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
+    folder, events_folder = stage / "patterns", stage / "events"
+    for path in (folder, events_folder):
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True)
     chosen_events = dict.fromkeys(families, 0)
     with shard_executor(workers=workers, runner=runner) as pool:
         futures = deque(  # results (Parquet bytes) are dropped as they are written (bounded memory)
-            pool.submit(extract_shard, [replays[g] for g in batch], families)
+            pool.submit(extract_shard, [replays[g] for g in batch], families, game_ids=batch,
+                        event_families=event_families)
             for batch in (batched(kept, shard_size) if kept else [[]])
         )
         with progress(show, "patterns", len(futures)) as advance:
             for i in range(len(futures)):
-                parquet, events = futures.popleft().result()
+                parquet, events, counts = futures.popleft().result()
                 (folder / f"shard-{i:05d}.parquet").write_bytes(parquet)
-                for family, count in events.items():
+                (events_folder / f"shard-{i:05d}.parquet").write_bytes(events)
+                for family, count in counts.items():
                     chosen_events[family] += count
                 advance(f"shards of {shard_size} games")
     return chosen_events
@@ -101,6 +111,36 @@ def merge_pattern_stats(previous: Path, new: Path, out: Path, *, show: str) -> P
     corpus size. Returns `out`.
     """
     merge_pattern_stats_files(previous, new, out, progress=functools.partial(progress, show, "pattern_stats merge"))
+    return out
+
+
+@task(cache_policy=NO_CACHE)
+def move_patterns_file(
+    con: duckdb.DuckDBPyConnection, stage: Path, *, families: Sequence[str], previous: Path | None
+) -> Path:
+    """Write the release's move_patterns file from the event shards in `stage` and create its view.
+
+    The shards hold consecutive games in game_id order, so a full build writes them family by
+    family as they are, without a sort. An incremental build (`previous`: the release it extends)
+    merges each family's previous rows with the new games' in DuckDB (move_patterns.sql); the new
+    games' ids never occur in the previous release, so the result is the full build's table.
+    """
+    out = stage / "move_patterns.parquet"
+    shards = sorted((stage / "events").glob("*.parquet"))  # extract_shards writes one at least
+    if previous is None:
+        parts: Iterator[tuple[str, pa.Table]] = (
+            (family, pq.read_table(shard, filters=[("family", "=", family)]))
+            for family in sorted(families) for shard in shards
+        )
+    else:
+        parts = (
+            (family, pa.Table.from_batches([batch]))
+            for family in sorted(families)
+            for batch in con.sql(sql_text("move_patterns"), params={
+                "previous": str(previous / "move_patterns.parquet"), "new": [str(s) for s in shards], "family": family,
+            }).to_arrow_reader(MERGE_BATCH_ROWS)
+        )
+    view(con, "move_patterns", [write_move_patterns(out, parts)])
     return out
 
 

@@ -26,13 +26,14 @@ from __future__ import annotations
 import contextlib
 import io
 import multiprocessing
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 
 import polars as pl
+import pyarrow.parquet as pq
 
-from gopat.transforms.patterns.canonical import CANONICAL_SCHEMA, canonical_shard
-from gopat.transforms.patterns.extract import GameMoves, extract_patterns
+from gopat.transforms.patterns.canonical import CANONICAL_SCHEMA, EVENTS_SCHEMA, canonical_events, canonical_shard
+from gopat.transforms.patterns.extract import GameMoves, extract
 
 SYMMETRIES = (8, 16)
 LOCAL, DASK = "local", "dask"
@@ -72,19 +73,31 @@ def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[Executor]:
         yield task_runner.client.get_executor(pure=False)  # type: ignore[no-untyped-call]  # distributed is untyped
 
 
-def extract_shard(games: list[GameMoves], families: tuple[str, ...]) -> tuple[bytes, dict[str, int]]:
-    """Pattern counts of a shard of games, canonical under both groups, as Parquet bytes.
+def extract_shard(
+    games: list[GameMoves], families: tuple[str, ...], *, game_ids: Sequence[str] = (),
+    event_families: Sequence[str] = (),
+) -> tuple[bytes, bytes, dict[str, int]]:
+    """Pattern counts of a shard of games, canonical under both groups, and the shard's `move_patterns` rows, as
+    Parquet bytes.
 
-    Also returns the number of chosen events per family (the manifest's check on the summed table).
-    Families are extracted one at a time, so a worker holds the raw counts of one family at most
-    (sq5 alone needs about 2 GB for 1,000 games; all five families together twice that).
+    The rows are the chosen events of `event_families` (games named by `game_ids`, in shard
+    order), sorted by family, game and move. Also returns the number of chosen events per family
+    (the manifest's check on the summed table). Families are extracted one at a time, so a worker
+    holds the raw counts of one family at most (sq5 alone needs about 2 GB for 1,000 games; all
+    five families together twice that).
     """
-    frames, chosen_events = [], {}
+    frames, event_tables, chosen_events = [], [], {}
     for family in families:
-        raw, events = extract_patterns(games, families=(family,))
-        frames.append(canonical_shard(raw, symmetries=SYMMETRIES))
-        chosen_events.update(events)
-        del raw
+        extracted = extract(games, families=(family,))
+        frames.append(canonical_shard(extracted.counts, symmetries=SYMMETRIES))
+        if family in event_families:
+            event_tables.append((family, canonical_events(extracted.events, game_ids=game_ids)))
+        chosen_events.update(extracted.chosen_events)
+        del extracted
     buffer = io.BytesIO()
     (pl.concat(frames) if frames else pl.DataFrame(schema=CANONICAL_SCHEMA)).write_parquet(buffer)
-    return buffer.getvalue(), chosen_events
+    events = io.BytesIO()
+    with pq.ParquetWriter(events, EVENTS_SCHEMA) as writer:  # a row group a family: read back family by family
+        for _, table in sorted(event_tables, key=lambda item: item[0]):
+            writer.write_table(table, row_group_size=max(table.num_rows, 1))
+    return buffer.getvalue(), events.getvalue(), chosen_events

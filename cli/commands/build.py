@@ -20,6 +20,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     build.add_argument("--families", nargs="+", metavar="F",
                        help="pattern families (default: d12 sq3 sq5 dia13 blk4; "
                             "prediction: lib5 lib9 lib13 dia21 dia29)")
+    build.add_argument("--move-patterns", nargs="+", metavar="F",
+                       help="families of the move_patterns table, among --families (default: d12 dia13 sq3; "
+                            "not blk4)")
     build.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
     build.add_argument("--keep", type=int, metavar="N", help="keep the N newest releases (default: all)")
     build.add_argument("--runner", default="local",
@@ -36,10 +39,15 @@ def run(args: argparse.Namespace) -> int:
     check_sources(args.source)
     if len(args.expected_sha256) > len(args.source):
         raise ValueError("more --expected-sha256 values than --source values")
+    if args.move_patterns:
+        from gopat.transforms.patterns.canonical import check_event_families
+
+        check_event_families(args.move_patterns)
     if args.quiet:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
     from gopat.effects.warehouse.manifest import Ingest
     from gopat.flows.build import build_release
+    from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES
     from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 
     manifest = build_release(
@@ -47,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         warehouse=args.warehouse,
         expected_sha256=args.expected_sha256,
         families=tuple(args.families or DEFAULT_FAMILIES),
+        event_families=tuple(args.move_patterns or DEFAULT_EVENT_FAMILIES),
         workers=args.workers,
         runner=args.runner,
         keep=args.keep,

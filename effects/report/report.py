@@ -1,8 +1,10 @@
 """Static, offline HTML report of a release, built from its Parquet files with DuckDB.
 
 Pages: ``index.html`` (corpus summary, :mod:`.summary`), ``patterns-<family>.html`` (top patterns as board
-diagrams) and ``templates.html`` (don't-care templates) from :mod:`.patterns`, ``fuseki.html`` (opening sequences
-on a 19x19 board, popularity per year) and ``openings.html`` (an opening-tree explorer) from :mod:`.openings`.
+diagrams) and ``templates.html`` (don't-care templates) from :mod:`.patterns`, ``moves-<family>.html`` (the pattern
+events of move_patterns: the most played patterns by year and their players, :mod:`.events`), ``fuseki.html``
+(opening sequences on a 19x19 board, popularity per year) and ``openings.html`` (an opening-tree explorer) from
+:mod:`.openings`.
 Every page is one self-contained file (:mod:`.frame`): CSS inline, diagrams as inline SVG from
 :mod:`gopat.transforms.patterns.render`, charts as inline SVG drawn by matplotlib; no script, font or stylesheet is
 fetched from anywhere. The explorer needs no script either: each position is a section shown when the URL's
@@ -19,6 +21,7 @@ from typing import Any
 
 import duckdb
 
+from gopat.effects.report.events import event_families, events_page
 from gopat.effects.report.frame import page
 from gopat.effects.report.openings import fuseki_page, openings_page
 from gopat.effects.report.options import ReportOptions
@@ -57,11 +60,15 @@ def build_report(
     output.mkdir(parents=True, exist_ok=True)
     families = [row[0] for row in con.execute(
         "SELECT DISTINCT family FROM pattern_stats WHERE symmetry = ? ORDER BY family", [options.symmetry]).fetchall()]
+    played = event_families(con)
     nav = [("index.html", "Summary")] + [(f"patterns-{f}.html", f) for f in families] + [
+        (f"moves-{f}.html", f"{f} by year") for f in played] + [
         ("templates.html", "Templates"), ("fuseki.html", "Fuseki"), ("openings.html", "Opening explorer")]
     pages = {"index.html": ("Release summary", index_page(con, manifest, families, options))}
     for family in families:
         pages[f"patterns-{family}.html"] = (f"Patterns: {family}", patterns_page(con, family, options))
+    for family in played:
+        pages[f"moves-{family}.html"] = (f"Pattern events: {family}", events_page(con, family, options))
     pages["templates.html"] = ("Don't-care templates", templates_page(con, options))
     pages["fuseki.html"] = ("Fuseki", fuseki_page(con, options))
     pages["openings.html"] = ("Opening explorer", openings_page(con, options))

@@ -9,7 +9,7 @@ from typing import Any, TypedDict
 from gopat.effects.warehouse.fetch import Fetched
 from gopat.effects.warehouse.layout import Layout, created_now, read_manifest
 
-INCREMENTAL_TABLES = ("games", "moves", "rejects", "pattern_stats")  # the files an incremental build reuses
+INCREMENTAL_TABLES = ("games", "moves", "rejects", "pattern_stats", "move_patterns")  # the files an incremental build reuses
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +39,7 @@ class BuildConfig(TypedDict):
     """The options that change a release's tables (part of its content hash)."""
 
     families: list[str]
+    event_families: list[str]
     fuseki_moves: int
     template_families: list[str]
     template_min_occurrence: int
@@ -67,14 +68,17 @@ class Manifest(TypedDict, total=False):
 def build_config(
     *,
     families: Sequence[str],
+    event_families: Sequence[str],
     fuseki_moves: int,
     template_families: Sequence[str],
     template_min_occurrence: int,
     game_counts_moves: int,
 ) -> BuildConfig:
-    """The config of a build; templates only for the `template_families` that are also in `families`."""
+    """The config of a build; move_patterns and templates only for the `event_families` and `template_families`
+    that are also in `families`."""
     return {
         "families": sorted(families),
+        "event_families": sorted(f for f in event_families if f in families),
         "fuseki_moves": fuseki_moves,
         "template_families": [f for f in template_families if f in families],
         "template_min_occurrence": template_min_occurrence,

@@ -77,3 +77,17 @@ def test_query_runs_with_the_documented_columns(catalog: duckdb.DuckDBPyConnecti
     rows = cursor.fetchall()
     assert columns == recipe.columns
     assert rows, f"{recipe.title}: no row on the tiny release"
+
+
+def test_the_trend_of_a_shape_counts_every_chosen_event(catalog: duckdb.DuckDBPyConnection) -> None:
+    """§18 against pattern_stats: the moves it dates, plus those of undated games, are the key's chosen count."""
+    recipe = next(recipe for recipe in RECIPES if recipe.title.startswith("18."))
+    key = "100001020100000000303030000"
+    assert key in recipe.sql
+    dated = sum(played for _, played, _, _ in catalog.execute(recipe.sql).fetchall())
+    undated = catalog.execute(
+        "SELECT count(*) FROM current.move_patterns JOIN current.games USING (game_id) "
+        "WHERE family = 'd12' AND key16 = ? AND year IS NULL", [key]).fetchone()[0]
+    chosen = catalog.execute(
+        "SELECT chosen FROM current.pattern_stats WHERE family = 'd12' AND symmetry = 16 AND key = ?", [key]).fetchone()
+    assert chosen is not None and dated + undated == chosen[0] > 0

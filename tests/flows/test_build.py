@@ -156,7 +156,7 @@ def stage(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> Path:
     folder = tmp_path_factory.mktemp("stage")
     (folder / "patterns").mkdir()
     for i in range(3):
-        parquet, _ = extract_shard(games[i * 20 : (i + 1) * 20], DEFAULT_FAMILIES)
+        parquet, _, _ = extract_shard(games[i * 20 : (i + 1) * 20], DEFAULT_FAMILIES)
         (folder / "patterns" / f"shard-{i:05d}.parquet").write_bytes(parquet)
     return folder
 
@@ -267,6 +267,12 @@ def test_extended_release_has_the_tables_of_the_full_build(full: Path, extended:
         assert manifest[fact] == full_manifest[fact], fact
     assert manifest["ingest"]["duplicates"] >= 1 and manifest["ingest"]["files_rejected"] >= 1
     assert full_manifest["row_counts"]["pattern_stats"] > 100_000
+    # move_patterns: the previous file merged with the new games' rows, byte for byte the full build's file
+    assert (folder / "move_patterns.parquet").read_bytes() == (full_folder / "move_patterns.parquet").read_bytes()
+    assert manifest["row_counts"]["move_patterns"] == sum(
+        manifest["families"][family]["chosen_events"] for family in ("d12", "dia13", "sq3")) > 0
+    assert manifest["config"]["event_families"] == ["d12", "dia13", "sq3"]
+    assert manifest["expectations"]["move_patterns"]["success"]
 
 
 @pytest.mark.slow

@@ -69,11 +69,14 @@ def test_temporary_local_dask_cluster_gives_the_same_shard_bytes_as_a_direct_cal
     members = [(m.name, m.data) for m in iter_members(tiny_archive, limits=Limits()) if not isinstance(m, MemberReject)]
     games = list(ingest_members(members[:30], source="tiny", source_sha256="0" * 64).replays.values())
     halves = [games[:15], games[15:]]
-    expected = [extract_shard(half, FAMILIES) for half in halves]
+    options = [{"game_ids": [f"game {i}" for i in range(len(half))], "event_families": ("d12",)} for half in halves]
+    expected = [extract_shard(half, FAMILIES, **option) for half, option in zip(halves, options, strict=True)]
     with shard_executor(workers=2, runner="dask") as pool:
-        results = [future.result() for future in [pool.submit(extract_shard, half, FAMILIES) for half in halves]]
+        results = [future.result() for future in [pool.submit(extract_shard, half, FAMILIES, **option)
+                                                  for half, option in zip(halves, options, strict=True)]]
     assert results == expected
-    merged = pl.concat([pl.read_parquet(parquet) for parquet, _ in results])
+    merged = pl.concat([pl.read_parquet(parquet) for parquet, _, _ in results])
     assert merged.height > 0
-    assert sum(events["d12"] for _, events in results) == merged.filter(
+    assert sum(events["d12"] for _, _, events in results) == merged.filter(
         (pl.col("family") == "d12") & (pl.col("symmetry") == 8))["chosen"].sum()
+    assert sum(pl.read_parquet(rows).height for _, rows, _ in results) == sum(events["d12"] for _, _, events in results)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -10,6 +12,11 @@ from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.render import digit_text_matrix, pattern_text_matrix, stones
 
+EVENTS_SCHEMA = pa.schema([  # the published table move_patterns (docs/releases.md#move_patterns)
+    ("family", pa.string()), ("game_id", pa.string()), ("move_number", pa.int32()), ("colour", pa.string()),
+    ("key8", pa.string()), ("key16", pa.string()),
+])
+DEFAULT_EVENT_FAMILIES = ("d12", "dia13", "sq3")  # published in move_patterns (docs/releases.md#move_patterns)
 CANONICAL_SCHEMA = {
     "family": pl.String,
     "symmetry": pl.Int32,
@@ -64,6 +71,38 @@ def canonical_shard(raw: pl.DataFrame, *, symmetries: tuple[int, ...] = (8, 16))
             parts.append(summed)
             counts = summed.select("key", "occurrence", "chosen", "result")
     return pl.concat(parts) if parts else pl.DataFrame(schema=CANONICAL_SCHEMA)
+
+
+def check_event_families(names: Sequence[str]) -> tuple[str, ...]:
+    """`names` if they can be published in move_patterns (registered, one chosen key a move: not a block family)."""
+    bad = [name for name in names if name not in FAMILIES or FAMILIES[name].anchor == "block"]
+    if bad:
+        raise ValueError(f"move_patterns families must be pattern families with one key a move (not blk4), got {bad}")
+    return tuple(names)
+
+
+def canonical_events(events: pl.DataFrame, *, game_ids: Sequence[str]) -> pa.Table:
+    """Chosen events (extract.EVENT_SCHEMA) with their canonical key texts, as `move_patterns` rows (EVENTS_SCHEMA).
+
+    `game_ids` names the shard's games by index. key8 is the raw key's canonical key under the
+    family's group of 8, key16 the canonical key of key8 under the group of 16 (which contains the
+    group of 8, docs/symmetry.md "16 from 8"). Row order is kept.
+    """
+    parts = []
+    for (family,), part in events.group_by("family", maintain_order=True):
+        spec = FAMILIES[str(family)]
+        key8 = spec.group(8).canonicalize(part["key"].to_numpy())[0]
+        key16 = spec.group(16).canonicalize(key8)[0]
+        colour_digit = part["key"].to_numpy() >> (2 * (spec.layout.n_digits - 1))
+        parts.append(pa.table({
+            "family": pa.array(part["family"].to_numpy(), type=pa.string()),
+            "game_id": pa.array(np.asarray(game_ids, dtype=object)[part["game"].to_numpy()], type=pa.string()),
+            "move_number": pa.array(part["move_number"].to_numpy(), type=pa.int32()),
+            "colour": pa.array(np.where(colour_digit == 1, "B", "W"), type=pa.string()),
+            "key8": _ascii_array(_key_digit_matrix(key8, spec.layout.n_digits)).cast(pa.string()),
+            "key16": _ascii_array(_key_digit_matrix(key16, spec.layout.n_digits)).cast(pa.string()),
+        }, schema=EVENTS_SCHEMA))
+    return pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table()
 
 
 def describe_keys(family: str, keys: np.ndarray) -> pa.Table:

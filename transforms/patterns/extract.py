@@ -37,6 +37,7 @@ from gopat.transforms.patterns.hashtable import (
 from gopat.transforms.patterns.liberties import fill_liberties, last_move_keys, refresh_liberties
 
 RAW_SCHEMA = {"family": pl.String, "key": pl.Int64, "occurrence": pl.Int64, "chosen": pl.Int64, "result": pl.Int64}
+EVENT_SCHEMA = {"family": pl.String, "game": pl.Int32, "move_number": pl.Int32, "key": pl.Int64}
 _SCAN, _LAST_MOVE = 0, 1
 # anchor state columns: key, empty candidate cells (-1 = not an anchor), segment starts per colour
 _EMPTIES, _START_B, _START_W = 1, 2, 3
@@ -69,7 +70,19 @@ def _flush(rows: np.ndarray, n: int, anchors: np.ndarray, f: int, a: int, count_
 
 
 @kernel(cache=True)
-def _extract(table: np.ndarray, n_keys: int, first: int, chosen_events: np.ndarray, sizes: np.ndarray,
+def _event(events: np.ndarray, n_events: np.ndarray, f: int, game: int, move: int, key: int) -> None:
+    """Record a chosen event: family index, game index, move index in the game, raw key with its colour digit."""
+    i = n_events[0]
+    events[i, 0] = f
+    events[i, 1] = game
+    events[i, 2] = move
+    events[i, 3] = key
+    n_events[0] = i + 1
+
+
+@kernel(cache=True)
+def _extract(table: np.ndarray, n_keys: int, first: int, chosen_events: np.ndarray, events: np.ndarray,
+             n_events: np.ndarray, sizes: np.ndarray,
              setup_start: np.ndarray, setups: np.ndarray, move_start: np.ndarray, moves: np.ndarray, pad: int,
              kinds: np.ndarray, n_points: np.ndarray, has_liberty: np.ndarray, want_result: np.ndarray,
              off_start: np.ndarray, off_rc: np.ndarray, cand_start: np.ndarray, cands: np.ndarray,
@@ -81,7 +94,8 @@ def _extract(table: np.ndarray, n_keys: int, first: int, chosen_events: np.ndarr
     weighted by the counted positions (per colour to move) it lasted times the anchor's empty
     candidate cells. Each move's additions are batched, then committed. Stops before a game that
     might overload the table; liberty changes, which are not bounded per game, grow the table in
-    place above the hard load. Returns (table, next game, keys in the table, keys the next game
+    place above the hard load. Every chosen event is also recorded in ``events`` (see :func:`_event`;
+    ``n_events[0]`` rows used). Returns (table, next game, keys in the table, keys the next game
     may add, bad game or -1, its bad move, status).
     """
     n_fam = kinds.shape[0]
@@ -181,16 +195,23 @@ def _extract(table: np.ndarray, n_keys: int, first: int, chosen_events: np.ndarr
             n = 0
             for f in range(n_fam):
                 lo, hi = off_start[f], off_start[f + 1]
+                colour_digit = np.int64(colour) << (2 * n_points[f] * (2 if has_liberty[f] else 1))
                 if kinds[f] == _SCAN:
                     for k in range(cand_start[f], cand_start[f + 1]):
                         mask = colour << (2 * (n_points[f] - 1 - cands[k])) if want_result[f] else 0
-                        n = add_row(rows, n, -(f + 1), anchors[f, p - flat[lo + cands[k]], KEY], colour - 1, mask)
+                        key = anchors[f, p - flat[lo + cands[k]], KEY]
+                        n = add_row(rows, n, -(f + 1), key, colour - 1, mask)
                         chosen_events[f] += 1
+                        _event(events, n_events, f, g, t - move_start[g], colour_digit | key)
                 elif last >= 0 and anchors[f, last, _EMPTIES] >= 0:
+                    before = n
                     n, chosen = last_move_keys(rows, n, f, board, width, last, p, colour, flat[lo:hi],
                                                 cands[cand_start[f]:cand_start[f + 1]], has_liberty[f],
                                                 label, mark, counter, stack)
                     chosen_events[f] += chosen
+                    for i in range(before, n):
+                        if rows[i, 1] == -(f + 1):
+                            _event(events, n_events, f, g, t - move_start[g], colour_digit | rows[i, 0])
             if colour == BLACK:
                 count_b += 1
             else:
@@ -300,28 +321,51 @@ def pack_games(games: Sequence[GameMoves]) -> tuple[np.ndarray, np.ndarray, np.n
     return sizes, setup_start, setup_all, move_start, moves_all
 
 
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """What extraction returns for a shard of games.
+
+    ``counts``: raw (not canonical) counts, one row per (family, key): family, key (the family's
+    base-4 key with the colour to move as first digit), occurrence, chosen and result (blk4: OR of
+    the who-played-where masks of its chosen events in the key's 2-bit layout, 01 black, 10 white,
+    11 both; 0 for other families); row order deterministic but unspecified. ``chosen_events``:
+    per family, the number of chosen events, equal to the family's sum of chosen. ``events``: one
+    row per chosen event (EVENT_SCHEMA): family, game (index in the shard), move_number (1-based,
+    passes counted), raw key; sorted by family order, game, move (blk4: four rows a move).
+    """
+
+    counts: pl.DataFrame
+    chosen_events: dict[str, int]
+    events: pl.DataFrame
+
+
 def extract_patterns(
     games: Sequence[GameMoves], *, families: Sequence[str] = DEFAULT_FAMILIES
 ) -> tuple[pl.DataFrame, dict[str, int]]:
-    """Raw (not canonical) pattern counts of a shard of games, one row per (family, key).
+    """Raw pattern counts of a shard of games and the chosen events per family (see :class:`Extracted`).
 
-    Columns: family, key (the family's base-4 key with the colour to move as first digit),
-    occurrence, chosen and result (blk4: OR of the who-played-where masks of its chosen events in
-    the key's 2-bit layout, 01 black, 10 white, 11 both; 0 for other families). Row order is
-    deterministic but unspecified. The dict gives per family the number of chosen events emitted,
-    equal to the family's sum of chosen. Raises ValueError for an illegal move. Memory: a hash
-    table of 64 bytes a slot, 110-210 bytes per distinct key (about 1 GB for 2,000 games).
+    Raises ValueError for an illegal move. Memory: a hash table of 64 bytes a slot, 110-210 bytes
+    per distinct key (about 1 GB for 2,000 games).
     """
+    extracted = extract(games, families=families)
+    return extracted.counts, extracted.chosen_events
+
+
+def extract(games: Sequence[GameMoves], *, families: Sequence[str] = DEFAULT_FAMILIES) -> Extracted:
+    """Raw pattern counts and chosen events of a shard of games (:class:`Extracted`); ValueError for an illegal move."""
     names = tuple(families)
     pad, *config = _config(names)
     packed = pack_games(games)
     chosen_events = np.zeros(len(names), dtype=np.int64)
     n_moves, n_points = len(packed[4]), sum(len(FAMILIES[name].layout.points) for name in names)
+    per_move = sum(1 if FAMILIES[name].anchor == "last_move" else len(FAMILIES[name].geometry.candidates)
+                   for name in names)
+    events, n_events = np.empty((n_moves * per_move, 4), dtype=np.int64), np.zeros(1, dtype=np.int64)
     table = new_table(initial_capacity(n_moves * n_points // 3))
     game, n_keys = 0, 0
     while True:
         table, game, n_keys, extra, bad_game, bad_move, status = _extract(
-            table, n_keys, game, chosen_events, *packed, pad, *config
+            table, n_keys, game, chosen_events, events, n_events, *packed, pad, *config
         )
         if bad_game >= 0:
             raise ValueError(f"game {bad_game}: move {bad_move + 1} is illegal ({REASONS[status]})")
@@ -335,14 +379,17 @@ def extract_patterns(
         table = grown
     n_digits = np.array([FAMILIES[name].layout.n_digits for name in names], dtype=np.int64)
     fam, key, occurrence, chosen, result = table_rows(table, n_keys, n_digits)
+    family_names = pl.Series(names, dtype=pl.String)
     frame = pl.DataFrame(
-        {
-            "family": pl.Series(names, dtype=pl.String).gather(fam),
-            "key": key,
-            "occurrence": occurrence,
-            "chosen": chosen,
-            "result": result,
-        },
+        {"family": family_names.gather(fam), "key": key, "occurrence": occurrence, "chosen": chosen, "result": result},
         schema=RAW_SCHEMA,
     )
-    return frame, {name: int(chosen_events[i]) for i, name in enumerate(names)}
+    used = events[: n_events[0]]
+    order = np.lexsort((used[:, 2], used[:, 1], used[:, 0]))  # stable: blk4's four keys keep candidate order
+    used = used[order]
+    event_frame = pl.DataFrame(
+        {"family": family_names.gather(used[:, 0]), "game": used[:, 1], "move_number": used[:, 2] + 1,
+         "key": used[:, 3]},
+        schema=EVENT_SCHEMA,
+    )
+    return Extracted(frame, {name: int(chosen_events[i]) for i, name in enumerate(names)}, event_frame)

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -209,6 +210,28 @@ def test_pattern_page(browser: Browser, report: Path, catalog: duckdb.DuckDBPyCo
     assert count(browser, "svg.chart") == 1
     image = browser.screenshot(screenshots / f"patterns-{family}.png", full_page=True)
     assert painted(image, BOARD_RGB) > 20_000
+
+
+@pytest.mark.parametrize("family", ["d12", "dia13", "sq3"])  # the default move_patterns families
+def test_pattern_events_page(browser: Browser, report: Path, catalog: duckdb.DuckDBPyConnection, family: str) -> None:
+    load(browser, report / f"moves-{family}.html")
+    events = catalog.execute(
+        "SELECT e.key8, e.game_id, CASE e.colour WHEN 'B' THEN g.pb ELSE g.pw END FROM move_patterns e "
+        "JOIN games g USING (game_id) WHERE e.family = ?", [family]).fetchall()
+    played = Counter(key for key, _, _ in events)
+    top = sorted(played, key=lambda key: (-played[key], key))[:6]
+    assert browser.evaluate("[...document.querySelectorAll('svg.diagram.pattern')].map(s => s.dataset.pattern)") == top
+    chosen = dict(catalog.execute("SELECT key, chosen FROM pattern_stats WHERE family = ? AND symmetry = 8 "
+                                  "AND list_contains(?, key)", [family, top]).fetchall())
+    assert {key: played[key] for key in top} == chosen  # each row of move_patterns is one chosen event
+    assert count(browser, f"svg.chart[data-chart='moves-{family}-per-year']") == 1
+    players = Counter((key, player) for key, _, player in events if key == top[0] and player is not None)
+    most = max(players.values())
+    cells = browser.evaluate("[...document.querySelectorAll('tbody tr')].map(tr => "
+                             "[...tr.querySelectorAll('td')].map(td => td.textContent))")
+    first = [row for row in cells if row[0] == "1"]
+    assert 1 <= len(first) <= 3 and int(first[0][2]) == most
+    assert {row[1] for row in first} <= {player for (_, player), n in players.items() if n >= int(first[-1][2])}
 
 
 def test_templates_and_fuseki_pages(browser: Browser, report: Path, catalog: duckdb.DuckDBPyConnection) -> None:

@@ -11,7 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gopat.transforms.patterns.canonical import canonical_shard, describe_keys, key_strings, key_values, merge_counts
+from gopat.transforms.patterns.canonical import (
+    EVENTS_SCHEMA,
+    canonical_events,
+    canonical_shard,
+    check_event_families,
+    describe_keys,
+    key_strings,
+    key_values,
+    merge_counts,
+)
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import key_string
 from gopat.transforms.patterns.render import pattern_text, stones
@@ -60,6 +69,36 @@ def test_canonical_shard_matches_a_scalar_oracle(family: str, seed: int, count: 
             assert rows["result"].to_list() == [masks[k] for k in sorted(expected)]
         else:
             assert rows["result"].null_count() == len(rows)
+
+
+@settings(max_examples=15, deadline=None)
+@given(families=st.lists(st.sampled_from(["sq3", "dia13", "d12", "lib9"]), min_size=1, max_size=3, unique=True),
+       seed=st.integers(0, 2**32 - 1), count=st.integers(0, 40))
+def test_canonical_events_match_a_scalar_oracle(families: list[str], seed: int, count: int) -> None:
+    rng = np.random.default_rng(seed)
+    parts = [pl.DataFrame({"family": [family] * count, "game": rng.integers(0, 3, size=count),
+                           "move_number": rng.integers(1, 300, size=count), "key": random_keys(family, count, seed)},
+                          schema={"family": pl.String, "game": pl.Int32, "move_number": pl.Int32, "key": pl.Int64})
+             for family in families]
+    events = pl.concat(parts)
+    got = canonical_events(events, game_ids=["g0", "g1", "g2"])
+    assert got.schema == EVENTS_SCHEMA
+    expected = []
+    for family, game, number, key in events.iter_rows():
+        spec = FAMILIES[family]
+        group8, group16, n_digits = spec.group(8), spec.group(16), spec.layout.n_digits
+        expected.append({"family": family, "game_id": f"g{game}", "move_number": number,
+                         "colour": "BW"[key_string(key, n_digits)[0] == "2"],
+                         "key8": key_string(group8.canonical(key), n_digits),
+                         "key16": key_string(group16.canonical(key), n_digits)})
+    assert got.to_pylist() == expected
+
+
+def test_blk4_and_unknown_families_have_no_move_patterns() -> None:
+    assert check_event_families(["d12", "sq5"]) == ("d12", "sq5")
+    for bad in (["blk4"], ["sq3", "nope"]):
+        with pytest.raises(ValueError, match="move_patterns families"):
+            check_event_families(bad)
 
 
 def test_describe_keys_agrees_with_the_scalar_helpers() -> None:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sgfmill import boards
 
-from gopat.transforms.patterns.extract import GameMoves, extract_patterns
+from gopat.transforms.patterns.extract import GameMoves, extract, extract_patterns
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES, PREDICTION_FAMILIES
 from gopat.transforms.patterns.keys import parse_key
 from tests.transforms.games.rules import RulesOracle
@@ -252,6 +252,41 @@ def test_one_shard_equals_the_sum_of_single_games(real_games):
     for game in games:
         merge(parts, as_counts(extract_patterns([game], families=families)[0]))
     assert whole == parts
+
+
+def reference_events(games: list[tuple[int, boards.Board, list]], families: tuple[str, ...]) -> list[tuple]:
+    """(family, game, move number, raw key) of every chosen event, move by move, by the brute force of
+    reference_counts (docs/patterns.md: every board move; d12 only where the played point is in the diamond of a
+    usable last move)."""
+    events = []
+    for game, (size, start, plays) in enumerate(games):
+        board, last = start.copy(), None
+        for number, (colour_name, point) in enumerate(plays, start=1):
+            if point is None:
+                last = None
+                continue
+            colour, position, (r, c) = B if colour_name == "b" else W, Position(board), (size - 1 - point[0], point[1])
+            for family in families:
+                if family in CANDIDATE_OFFSETS:
+                    key = digits_key([colour, *cell_digits(position, r, c, CANDIDATE_OFFSETS[family], family)])
+                    events.append((family, game, number, key))
+                elif last is not None and 2 <= last[0] <= size - 3 and 2 <= last[1] <= size - 3:
+                    key = d12_keys(position, colour, last).get((r, c))
+                    events += [(family, game, number, key)] if key is not None else []
+            board.play(point[0], point[1], colour_name)
+            last = (r, c)
+    return events
+
+
+def test_chosen_events_are_the_reference_keys_of_each_move_in_order(real_games):
+    games = real_games[:6]
+    families = ("sq3", "d12", "dia13", "lib9")
+    extracted = extract([game for game, _, _ in games], families=families)
+    expected = reference_events([(game.board_size, start, plays) for game, start, plays in games], families)
+    assert extracted.events.rows() == sorted(expected, key=lambda event: (families.index(event[0]), *event[1:3]))
+    assert extracted.events.group_by("family").len().sort("family").rows() == sorted(
+        extracted.chosen_events.items())
+    assert extracted.counts.equals(extract_patterns([game for game, _, _ in games], families=families)[0])
 
 
 def legal_here(oracle: RulesOracle, colour: int, r: int, c: int) -> bool:

@@ -1,0 +1,138 @@
+"""The move_patterns suite: the rows the build's extraction gives for real games pass, and each broken row is named."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+from gopat.expectations import move_patterns
+from gopat.flows.shards import extract_shard
+from gopat.transforms.games.archives import iter_members
+from gopat.transforms.games.records import ingest_members
+from gopat.transforms.patterns.canonical import key_strings
+from gopat.transforms.patterns.families import FAMILIES
+
+FAMILIES_PUBLISHED = ("d12", "dia13", "sq3")
+# docs/patterns.md#d12: White's reply next to Black's first move is a d12 event; the move after a pass is not, and
+# neither is a reply to a move on the second line.
+HAND_WRITTEN = b"(;GM[1]FF[4]SZ[19];B[jj];W[jk];B[];W[kk];B[jl];W[bb];B[bc];W[ki])"
+COUNTED = "rows_per_family_equal_the_board_moves_counted"
+MANIFEST_EVENTS = "rows_per_family_equal_manifest_chosen_events"
+KEY_COUNTS = "key_counts_equal_pattern_stats_chosen"
+CANONICAL = "key8_canonical_and_key16_its_16_canonical_key"
+ROW_MOVE = "each_row_is_a_counted_board_move_of_its_colour"
+
+
+@pytest.fixture(scope="module")
+def folder(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """games, moves, pattern_stats (family, symmetry, key, chosen) and move_patterns of 8 tiny games and one
+    hand-written game, from the build's own ingest and extraction, as Parquet files."""
+    members = [(m.name, m.data) for m in islice(iter_members(tiny_archive), 8)] + [("hand.sgf", HAND_WRITTEN)]
+    shard = ingest_members(members, source="tiny", source_sha256="0" * 64)
+    ids = sorted(shard.replays)
+    counts, events, _ = extract_shard([shard.replays[i] for i in ids], FAMILIES_PUBLISHED, game_ids=ids,
+                                      event_families=FAMILIES_PUBLISHED)
+    stats = pl.read_parquet(io.BytesIO(counts))
+    texts = np.concatenate([key_strings(part["key"].to_numpy(), FAMILIES[family].layout.n_digits)
+                            for (family,), part in stats.group_by("family", maintain_order=True)])
+    out = tmp_path_factory.mktemp("move_patterns")
+    stats.sort("family", maintain_order=True).select("family", "symmetry", "chosen").with_columns(
+        key=pl.Series(texts)).write_parquet(out / "pattern_stats.parquet")
+    shard.games.write_parquet(out / "games.parquet")
+    shard.moves.write_parquet(out / "moves.parquet")
+    pq.write_table(pq.read_table(io.BytesIO(events)), out / "move_patterns.parquet")
+    return out
+
+
+@pytest.fixture
+def con(folder: Path, tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A DuckDB file holding the four tables (fresh per test: the tests break them)."""
+    connection = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
+    for table in ("games", "moves", "pattern_stats", "move_patterns"):
+        connection.execute(f"CREATE TABLE {table} AS FROM read_parquet(?)", [str(folder / f"{table}.parquet")])
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def manifest(con: duckdb.DuckDBPyConnection) -> dict:
+    """The manifest facts of the valid tables: the families and, per family, its chosen events (sum of chosen)."""
+    chosen = con.execute("SELECT family, sum(chosen) FROM pattern_stats WHERE symmetry = 8 GROUP BY ALL").fetchall()
+    return {"config": {"event_families": list(FAMILIES_PUBLISHED)},
+            "families": {family: {"chosen_events": int(total)} for family, total in chosen}}
+
+
+def failing(con: duckdb.DuckDBPyConnection, manifest: dict) -> set[str]:
+    result = move_patterns.validate(con, manifest=manifest)
+    assert result.table == "move_patterns"
+    assert result.success == (not result.failures())
+    return {outcome.expectation for outcome in result.failures()}
+
+
+def test_valid_table_passes_and_has_the_moves_of_docs_patterns(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    result = move_patterns.validate(con, manifest=manifest)
+    assert result.success, result.failures()
+    assert len(result.outcomes) == 9
+    hand = con.execute("SELECT game_id FROM games WHERE member = 'hand.sgf'").fetchone()[0]
+    rows = con.execute("SELECT family, move_number FROM move_patterns WHERE game_id = ? ORDER BY ALL",
+                       [hand]).fetchall()
+    board_moves = [1, 2, 4, 5, 6, 7, 8]  # move 3 is a pass
+    assert rows == [("d12", 2), ("d12", 5)] + [(family, n) for family in ("dia13", "sq3") for n in board_moves]
+    per_family = dict(con.execute("SELECT family, count(*) FROM move_patterns GROUP BY ALL").fetchall())
+    played = con.execute("SELECT count(*) FROM moves WHERE row IS NOT NULL").fetchone()[0]
+    assert per_family["sq3"] == per_family["dia13"] == played > 1000
+    assert 0 < per_family["d12"] < played
+
+
+ONE_D12_ROW = "(SELECT min(rowid) FROM move_patterns WHERE family = 'd12' AND colour = 'W')"
+ONE_SQ3_ROW = "(SELECT min(rowid) FROM move_patterns WHERE family = 'sq3' AND colour = 'W')"
+OTHER_SQ3_ROW = ("(SELECT max(rowid) FROM move_patterns WHERE family = 'sq3' AND colour = 'W' "
+                 f"AND key8 <> (SELECT key8 FROM move_patterns WHERE rowid = {ONE_SQ3_ROW}))")
+
+
+@pytest.mark.parametrize(("fault", "expected"), [
+    (f"DELETE FROM move_patterns WHERE rowid = {ONE_D12_ROW}", {MANIFEST_EVENTS, COUNTED, KEY_COUNTS}),
+    (f"INSERT INTO move_patterns FROM move_patterns WHERE rowid = {ONE_D12_ROW}",
+     {MANIFEST_EVENTS, COUNTED, KEY_COUNTS, "family_game_id_move_number_unique"}),
+    # the keys of another White sq3 move: valid and canonical, only the sums against pattern_stats see them
+    (f"UPDATE move_patterns SET key8 = (SELECT key8 FROM move_patterns WHERE rowid = {OTHER_SQ3_ROW}), "
+     f"key16 = (SELECT key16 FROM move_patterns WHERE rowid = {OTHER_SQ3_ROW}) WHERE rowid = {ONE_SQ3_ROW}",
+     {KEY_COUNTS}),
+    (f"UPDATE move_patterns SET key16 = key8 WHERE rowid = {ONE_D12_ROW}", {KEY_COUNTS, CANONICAL}),
+    (f"UPDATE move_patterns SET colour = 'B' WHERE rowid = {ONE_D12_ROW}",
+     {"key8_colour_digit_is_the_colour", ROW_MOVE}),
+    # a d12 row moved to the first move of its game (a move d12 never counts), same colour, no other row there
+    ("UPDATE move_patterns SET move_number = 1 WHERE rowid = "
+     "(SELECT min(rowid) FROM move_patterns WHERE family = 'd12' AND colour = 'B')", {ROW_MOVE}),
+    ("UPDATE move_patterns SET family = 'sq5' WHERE rowid = (SELECT min(rowid) FROM move_patterns)",
+     {"family_is_a_move_patterns_family", MANIFEST_EVENTS, COUNTED, KEY_COUNTS, CANONICAL}),  # 27 digits: no sq5 key
+    ("UPDATE pattern_stats SET chosen = chosen + 1 WHERE rowid = "
+     "(SELECT min(rowid) FROM pattern_stats WHERE family = 'dia13' AND symmetry = 16 AND chosen > 0)", {KEY_COUNTS}),
+    ("UPDATE move_patterns SET key8 = '1' || key8[2:] WHERE family = 'dia13' AND colour = 'W'",
+     {"key8_colour_digit_is_the_colour", KEY_COUNTS, CANONICAL}),
+    ("UPDATE move_patterns SET key8 = key8 || '0' WHERE rowid = (SELECT min(rowid) FROM move_patterns)",
+     {KEY_COUNTS, CANONICAL}),
+])
+def test_broken_row_is_named(con: duckdb.DuckDBPyConnection, manifest: dict, fault: str, expected: set[str]) -> None:
+    con.execute(fault)
+    assert failing(con, manifest) == expected
+
+
+def test_a_missing_column_fails_the_schema_only(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    con.execute("ALTER TABLE move_patterns DROP COLUMN key16")
+    assert failing(con, manifest) == {"move_patterns_schema_matches_contract"}
+
+
+def test_manifest_chosen_events_are_checked(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    manifest["families"]["sq3"]["chosen_events"] += 1
+    assert failing(con, manifest) == {MANIFEST_EVENTS}
+    with pytest.raises(ValueError, match="event_families"):
+        move_patterns.validate(con, manifest={"families": manifest["families"]})

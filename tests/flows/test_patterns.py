@@ -1,0 +1,84 @@
+"""The move_patterns file: written from event shards, and the same bytes when an incremental build merges the previous
+release's file with the new games' shards."""
+
+from __future__ import annotations
+
+import shutil
+from itertools import islice
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from gopat.effects import parquet
+from gopat.flows import patterns as pattern_tasks
+from gopat.flows.shards import extract_shard
+from gopat.transforms.games.archives import iter_members
+from gopat.transforms.games.records import ingest_members
+
+EVENT_FAMILIES = ("d12", "sq3")
+SHARDS = 3
+
+
+@pytest.fixture(scope="module")
+def events(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Event shards of 36 tiny games, consecutive in game_id order as extract_shards writes them."""
+    members = [(m.name, m.data) for m in islice(iter_members(tiny_archive), 36)]
+    replays = ingest_members(members, source="tiny", source_sha256="0" * 64).replays
+    ids = sorted(replays)
+    folder = tmp_path_factory.mktemp("events")
+    for i in range(SHARDS):
+        batch = ids[i * len(ids) // SHARDS : (i + 1) * len(ids) // SHARDS]
+        _, rows, _ = extract_shard([replays[g] for g in batch], ("sq3", "d12"), game_ids=batch,
+                                   event_families=EVENT_FAMILIES)
+        (folder / f"shard-{i:05d}.parquet").write_bytes(rows)
+    return folder
+
+
+def written(events: Path, shards: list[int], folder: Path, *, one_shard: bool = False,
+            previous: Path | None = None) -> Path:
+    """The move_patterns file of some event shards (`one_shard`: copied into one), merged with `previous` if given."""
+    (folder / "events").mkdir(parents=True)
+    with duckdb.connect() as con:
+        if one_shard:
+            con.execute("COPY (FROM read_parquet(?) ORDER BY family, game_id, move_number) TO ?",
+                        [[str(events / f"shard-{i:05d}.parquet") for i in shards],
+                         str(folder / "events" / "shard-00000.parquet")])
+        else:
+            for i in shards:
+                shutil.copyfile(events / f"shard-{i:05d}.parquet", folder / "events" / f"shard-{i:05d}.parquet")
+        out = pattern_tasks.move_patterns_file.fn(con, folder, families=list(EVENT_FAMILIES), previous=previous)
+        assert con.execute("SELECT count(*) FROM move_patterns").fetchone() == (pq.read_metadata(out).num_rows,)
+    return out
+
+
+def test_shards_give_the_file_of_one_shard_sorted_in_row_groups_of_one_family(
+    events: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)
+    path = written(events, list(range(SHARDS)), tmp_path / "shards")
+    assert path.read_bytes() == written(events, list(range(SHARDS)), tmp_path / "one", one_shard=True).read_bytes()
+    table = pq.read_table(path)
+    rows = list(zip(*(table[name].to_pylist() for name in ("family", "game_id", "move_number")), strict=True))
+    assert rows == sorted(rows) and len(set(rows)) == len(rows) > 2_000
+    assert set(table["family"].to_pylist()) == set(EVENT_FAMILIES)
+    metadata = pq.ParquetFile(path).metadata
+    groups = [metadata.row_group(i) for i in range(metadata.num_row_groups)]
+    assert max(group.num_rows for group in groups) == 700
+    assert all(group.column(0).statistics.min == group.column(0).statistics.max for group in groups)
+
+
+@pytest.mark.parametrize(("previous", "new"), [([0], [1, 2]), ([1, 2], [0]), ([0, 2], [1])])
+def test_previous_file_merged_with_new_games_is_the_full_file(
+    events: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, previous: list[int], new: list[int]
+) -> None:
+    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # row groups that the merge's batches cut across
+    monkeypatch.setattr(pattern_tasks, "MERGE_BATCH_ROWS", 500)
+    whole = written(events, list(range(SHARDS)), tmp_path / "whole")
+    release = tmp_path / "release"
+    release.mkdir()
+    written(events, previous, tmp_path / "previous").rename(release / "move_patterns.parquet")
+    merged = written(events, new, tmp_path / "merged", previous=release)
+    assert pq.read_table(merged).equals(pq.read_table(whole))
+    assert merged.read_bytes() == whole.read_bytes()
