@@ -1,17 +1,19 @@
 """Benchmark: `gopat search` on five patterns (docs/search.md), cold, in a fresh process, and warm.
 
-Usage: .venv/bin/python bench/search.py --warehouse /tmp/wh-search [--runs 3]
+Usage: .venv/bin/python bench/search.py --warehouse /tmp/wh-search [--runs 3] [--cold-runs 3]
 
 - cold: the search index is deleted first, so the command builds it (a fresh process each run);
 - fresh process: the index is cached; the whole command in a new process (imports included);
 - warm: in this process, the index loaded once, the search alone (filters, replay, summary).
 
-Prints a Markdown table of medians for BENCHMARKS.md.
+Prints a Markdown table of medians for BENCHMARKS.md: wall seconds, and CPU seconds (user + system, all
+threads) in brackets, which a busy machine inflates less.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import statistics
 import subprocess
@@ -34,12 +36,20 @@ PATTERNS = {
 GOPAT = [sys.executable, "-m", "gopat.cli.main"]
 
 
-def command(warehouse: Path, pattern: Path, options: list[str]) -> float:
-    """Wall seconds of one `gopat search --json` in a new process."""
+def command(warehouse: Path, pattern: Path, options: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one `gopat search --json` in a new process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([*GOPAT, "search", str(pattern), "--warehouse", str(warehouse), "--json", *options],
                    check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def median(runs: list[tuple[float, float]]) -> str:
+    """Median wall seconds and, in brackets, median CPU seconds."""
+    return f"{statistics.median(r[0] for r in runs):.2f} ({statistics.median(r[1] for r in runs):.2f})"
 
 
 def main() -> None:
@@ -47,6 +57,7 @@ def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--warehouse", type=Path, required=True)
     options.add_argument("--runs", type=int, default=3)
+    options.add_argument("--cold-runs", type=int, default=3, help="runs that rebuild the index, per pattern")
     args = options.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench-search-"))
     index = load_index(args.warehouse)
@@ -58,19 +69,19 @@ def main() -> None:
         path = folder / "pattern.txt"
         path.write_text(diagram)
         cold = []
-        for _ in range(args.runs):
+        for _ in range(args.cold_runs):
             shutil.rmtree(index.path, ignore_errors=True)
             cold.append(command(args.warehouse, path, extra))
         fresh = [command(args.warehouse, path, extra) for _ in range(args.runs)]
         index = load_index(args.warehouse)
-        warm, hits = [], 0
-        for _ in range(args.runs):
-            start = time.perf_counter()
+        warm: list[tuple[float, float]] = []
+        hits = 0
+        for _ in range(args.runs + 1):  # the first call loads the compiled kernels: not counted
+            start, cpu = time.perf_counter(), time.process_time()
             found = search(index.events, games, parse_diagram(diagram, name=name), colour_swap="--colour-swap" in extra)
             hits = summary(found, index.games, searched=len(games))["hits"]
-            warm.append(time.perf_counter() - start)
-        print(f"| {name} | {hits} | {statistics.median(cold):.2f} | {statistics.median(fresh):.2f} | "
-              f"{statistics.median(warm):.2f} |", flush=True)
+            warm.append((time.perf_counter() - start, time.process_time() - cpu))
+        print(f"| {name} | {hits} | {median(cold)} | {median(fresh)} | {median(warm[1:])} |", flush=True)
     shutil.rmtree(folder)
 
 
