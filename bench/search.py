@@ -29,7 +29,7 @@ from gopat.transforms.search.query import search, select_games, summary
 PATTERNS = {
     "corner (4x6, two edges)": ("+------\n|......\n|......\n|...X..\n|..O...\n", []),
     "edge (3x7, one edge)": ("-------\n.......\n..X.O..\n.......\n", []),
-    "centre shape (3x3)": (".X.\nXOX\n.X.\n", []),
+    "centre shape (4x4 crosscut)": ("....\n.XO.\n.OX.\n....\n", []),
     "wildcards (3x3)": ("?x?\nOXo\n?.?\n", []),
     "colour swap (corner 3x4)": ("+----\n|....\n|.XO.\n|.OX.\n", ["--colour-swap"]),
 }
