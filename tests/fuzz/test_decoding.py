@@ -52,7 +52,7 @@ def reproducer(data: bytes) -> bytes:
     return data
 
 
-@settings(CI, max_examples=1500)
+@settings(CI, max_examples=1000)
 @given(data=st.data())
 def test_decoding_survives_fuzzed_files(tiny_archive: Path, hostile_dir: Path, data: st.DataObject) -> None:
     check(data.draw(inputs(seed_files(tiny_archive, hostile_dir))))
