@@ -75,8 +75,22 @@ HEADER = (f"{'target':<10} {'inputs':>8} {'passed':>8} {'crashes':>8} {'hangs':>
           f"{'max cpu s':>9} {'max wall s':>10} {'inputs/s':>9} {'seconds':>9}")
 
 
-def _alarm(signum: int, frame: FrameType | None) -> None:
-    raise Hang
+def checked(check: Callable[[Any], object], value: Any, timeout: float, state: dict[str, Any]) -> tuple[str, Any]:
+    """Check one input under the CPU-time alarm: ('', None), or the kind of failure and its exception."""
+    try:
+        state["armed"] = True
+        signal.setitimer(signal.ITIMER_PROF, timeout)
+        check(value)
+    except Hang as error:
+        return "hang", error
+    except AssertionError as error:
+        return "broken", error
+    except Exception as error:
+        return "crash", error
+    finally:
+        state["armed"] = False
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    return "", None
 
 
 def save(out: Path, tally: Tally, kind: str, blob: bytes, value: Any, error: BaseException) -> None:
@@ -116,21 +130,13 @@ def campaign(module: ModuleType, check: Callable[[Any], object], strategy: Any, 
             return
         tally.inputs += 1
         state["blob"] = module.reproducer(value)
-        kind = ""
         began = state["started"] = time.perf_counter()
         cpu = time.process_time()
-        signal.setitimer(signal.ITIMER_PROF, timeout)
         try:
-            check(value)
-        except Hang as error:
+            kind, caught = checked(check, value, timeout, state)
+        except Hang as error:  # the alarm went off while leaving checked(): the input reached the limit
             kind, caught = "hang", error
-        except AssertionError as error:
-            kind, caught = "broken", error
-        except Exception as error:
-            kind, caught = "crash", error
-        finally:
-            signal.setitimer(signal.ITIMER_PROF, 0)
-            state["started"] = None
+        state["started"] = None
         took = time.process_time() - cpu
         tally.slowest = max(tally.slowest, took)
         tally.slowest_wall = max(tally.slowest_wall, time.perf_counter() - began)
@@ -192,7 +198,11 @@ def main() -> int:
         real = frozenset(real_files(args.corpus))
         checks["parsing"] = lambda data: test_parsing.check(data, real)
     state: dict[str, Any] = {"started": None}
-    signal.signal(signal.SIGPROF, _alarm)
+    def alarm(signum: int, frame: FrameType | None) -> None:
+        if state.get("armed"):
+            raise Hang
+
+    signal.signal(signal.SIGPROF, alarm)
     threading.Thread(target=watchdog, args=(state, 60 * args.timeout, args.out), daemon=True).start()
     print(f"fuzzing {', '.join(args.targets)}: {args.inputs} inputs each, seed {args.seed}, "
           f"{args.timeout:g} CPU s per input, {len(seeds)} seed files; failures go to {args.out}", flush=True)

@@ -1,7 +1,7 @@
 """Soak test: 20 incremental builds in a row, kill -9 in every third, then compare with a clean full build.
 
 Usage: .venv/bin/python bench/soak.py [--corpus tiny.tar.gz] [--archives 20] [--kill-every 3] [--seed 0]
-       [--families F ...] [--workdir DIR]
+       [--families F ...] [--workers N] [--workdir DIR]
 
 The corpus's SGF members are split into --archives archives (in archive order). Build i runs
 `gopat build --source a1 ... --source ai` on one warehouse (README "Adding archives": each build adds
@@ -74,7 +74,7 @@ def watch_tree(process: subprocess.Popen[str], tree: dict[int, float], done: thr
         root = psutil.Process(process.pid)
     except psutil.NoSuchProcess:
         return
-    while not done.wait(0.1):
+    while not done.wait(0.25):
         try:
             for proc in [root, *root.children(recursive=True)]:
                 tree.setdefault(proc.pid, proc.create_time())
@@ -82,12 +82,11 @@ def watch_tree(process: subprocess.Popen[str], tree: dict[int, float], done: thr
             continue
 
 
-def build(sources: list[Path], warehouse: Path, env: dict[str, str], families: list[str],
+def build(sources: list[Path], warehouse: Path, env: dict[str, str], options: list[str],
           kill_after: float | None = None) -> Run:
     """Run `gopat build` (in its own process group); with ``kill_after`` SIGKILL the group after that many seconds."""
     args = [str(GOPAT), "build", *(a for s in sources for a in ("--source", str(s))), "--warehouse", str(warehouse)]
-    if families:
-        args += ["--families", *families]
+    args += options
     start = time.perf_counter()
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
                                start_new_session=True)
@@ -159,7 +158,7 @@ def soak(archives: list[Path], root: Path, env: dict[str, str], args: argparse.N
         note = ""
         if i % args.kill_every == 0:
             moment = rng.uniform(0.05, 0.95) * expected
-            run = build(archives[:i], warehouse, env, args.families, kill_after=moment)
+            run = build(archives[:i], warehouse, env, args.options, kill_after=moment)
             trees.append(run.tree)
             if run.killed:
                 after = current(warehouse)
@@ -168,7 +167,7 @@ def soak(archives: list[Path], root: Path, env: dict[str, str], args: argparse.N
                     problems.append(f"build {i}: CURRENT changed by the killed build: {before} -> {after}")
             else:
                 note = f"finished before the kill at {moment:.1f} s, run again: "
-        run = build(archives[:i], warehouse, env, args.families)
+        run = build(archives[:i], warehouse, env, args.options)
         trees.append(run.tree)
         expected = run.seconds
         if run.code != 0:
@@ -182,7 +181,7 @@ def soak(archives: list[Path], root: Path, env: dict[str, str], args: argparse.N
         print(f"build {i:2}/{len(archives)}: {note}{run.seconds:.1f} s, {incremental}, {current(warehouse)}, "
               f"{info['ingest']['games']} games", flush=True)  # type: ignore[index]
     clean = root / "clean"
-    run = build(archives, clean, env, args.families)
+    run = build(archives, clean, env, args.options)
     trees.append(run.tree)
     if run.code != 0:
         problems.append(f"clean build exited {run.code}: {run.output[-2000:]}")
@@ -213,9 +212,12 @@ def main() -> int:
     parser.add_argument("--kill-every", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--families", nargs="+", default=[], help="passed to gopat build (default: its own)")
+    parser.add_argument("--workers", type=int, default=None, help="passed to gopat build (default: its own)")
     parser.add_argument("--workdir", type=Path, default=None,
                         help="keep archives and warehouses here (default: a temporary folder)")
     args = parser.parse_args()
+    args.options = (["--families", *args.families] if args.families else []) + (
+        ["--workers", str(args.workers)] if args.workers else [])
     if args.archives < 2 or args.kill_every < 1:
         parser.error("--archives must be at least 2 and --kill-every at least 1")
     if not args.corpus.is_file():
@@ -228,8 +230,9 @@ def main() -> int:
         archives = split_corpus(args.corpus, root / "sources", args.archives)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GOPAT_", "PREFECT_"))}
         env["PREFECT_HOME"] = str(root / "prefect-home")
-        print(f"soak: {args.archives} archives from {args.corpus}, kill -9 in every {args.kill_every}th build, "
-              f"seed {args.seed}, in {root}", flush=True)
+        print(f"soak: {args.archives} archives from {args.corpus}, kill -9 in builds {args.kill_every}, "
+              f"{2 * args.kill_every}, ..., seed {args.seed}, build options {' '.join(args.options) or '(none)'}, "
+              f"in {root}", flush=True)
         problems = soak(archives, root, env, args)
     for problem in problems:
         print(f"PROBLEM: {problem}")
