@@ -32,6 +32,7 @@ from types import FrameType, ModuleType
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis.strategies import SearchStrategy
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # tests.fuzz: the same strategies and checks as the CI tests
@@ -118,8 +119,8 @@ def watchdog(state: dict[str, Any], limit: float, out: Path) -> None:
             os._exit(3)
 
 
-def campaign(module: ModuleType, check: Callable[[Any], object], strategy: Any, *, inputs: int, first_seed: int,
-             timeout: float, seconds: float, out: Path, state: dict[str, Any]) -> Tally:
+def campaign(module: ModuleType, check: Callable[[Any], object], strategy: SearchStrategy[Any], *, inputs: int,
+             first_seed: int, timeout: float, seconds: float, out: Path, state: dict[str, Any]) -> Tally:
     """Check ``inputs`` inputs of one target (fewer if ``seconds`` run out first); returns its tally."""
     tally = Tally(module.NAME)
     state["target"] = module.NAME
@@ -153,8 +154,9 @@ def campaign(module: ModuleType, check: Callable[[Any], object], strategy: Any, 
     batch = 0
     while tally.inputs < inputs:
         done = tally.inputs
-        run = settings(max_examples=min(BATCH, inputs - done), database=None, deadline=None,
-                       phases=[Phase.generate], suppress_health_check=list(HealthCheck))(given(strategy)(one))
+        run: Callable[[], None] = settings(
+            max_examples=min(BATCH, inputs - done), database=None, deadline=None, phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck))(given(strategy)(one))
         seed(first_seed * 1_000_003 + batch)(run)()
         batch += 1
         if tally.inputs == done:

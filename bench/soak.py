@@ -53,8 +53,12 @@ class Run:
 
 def split_corpus(corpus: Path, folder: Path, parts: int) -> list[Path]:
     """The corpus's SGF members in ``parts`` tar.gz archives of consecutive members (sizes differ by at most 1)."""
+    members: list[tuple[tarfile.TarInfo, bytes]] = []
     with tarfile.open(corpus) as src:
-        members = [(m, src.extractfile(m).read()) for m in src if m.isfile() and m.name.lower().endswith(".sgf")]
+        for member in src:
+            file = src.extractfile(member) if member.name.lower().endswith(".sgf") else None
+            if member.isfile() and file is not None:
+                members.append((member, file.read()))
     if len(members) < parts:
         sys.exit(f"{corpus} has {len(members)} SGF members, fewer than --archives {parts}")
     paths = []

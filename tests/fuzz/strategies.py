@@ -291,7 +291,7 @@ def archives(draw: Draw, seeds: tuple[bytes, ...], *, max_entries: int = 8, bomb
     limits = draw(st.sampled_from((Limits(), Limits(), SMALL_LIMITS)))
     if fmt == "sgf":
         content = draw(sgf_files(seeds))
-        written = (Entry("game.sgf", "file", content),)
+        written: tuple[Entry, ...] = (Entry("game.sgf", "file", content),)
         data, suffix = content, draw(st.sampled_from((".sgf", ".SGF", ".txt", "")))
     else:
         written = draw(entries(seeds, max_entries=max_entries, bomb=bomb))
