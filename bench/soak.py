@@ -1,7 +1,7 @@
 """Soak test: 20 incremental builds in a row, kill -9 in every third, then compare with a clean full build.
 
 Usage: .venv/bin/python bench/soak.py [--corpus tiny.tar.gz] [--archives 20] [--kill-every 3] [--seed 0]
-       [--families F ...] [--workers N] [--workdir DIR]
+       [--families F ...] [--workers N] [--shared-server] [--workdir DIR]
 
 The corpus's SGF members are split into --archives archives (in archive order). Build i runs
 `gopat build --source a1 ... --source ai` on one warehouse (README "Adding archives": each build adds
@@ -10,7 +10,10 @@ first killed with SIGKILL (its whole process group) at a seeded random moment of
 duration, the previous release must still be current, and the build is run again. At the end the
 release's Parquet files must be byte-identical to those of a clean full build of all archives in a
 fresh warehouse, no process started by any build may be left, and no staging or temporary file may
-remain in either warehouse. Prints one line per build and the verdict; exits 1 when anything failed.
+remain in either warehouse. With --shared-server the builds talk to one Prefect server started here
+(as the end-to-end tests do) instead of each starting its own temporary one; it is stopped at the
+end and must leave no process either. Prints one line per build and the verdict; exits 1 when
+anything failed.
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ import json
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import tarfile
 import tempfile
 import threading
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +54,28 @@ class Run:
     killed: bool
     tree: dict[int, float] = field(default_factory=dict)  # pid -> create_time
     output: str = ""
+
+
+def prefect_server(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A Prefect server on a free local port, in its own process group; (process, API URL) once it answers."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with log.open("wb") as out:
+        server = subprocess.Popen([str(GOPAT.parent / "prefect"), "server", "start", "--host", "127.0.0.1", "--port",
+                                   str(port), "--no-ui", "--analytics-off"], stdout=out, stderr=subprocess.STDOUT,
+                                  env=env, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/api"
+    deadline = time.monotonic() + 900
+    while time.monotonic() < deadline and server.poll() is None:
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=5) as answer:
+                if answer.status == 200:
+                    return server, url
+        except OSError:
+            time.sleep(1)
+    os.killpg(server.pid, signal.SIGKILL)
+    sys.exit(f"the Prefect server did not answer; see {log}")
 
 
 def split_corpus(corpus: Path, folder: Path, parts: int) -> list[Path]:
@@ -217,6 +244,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--families", nargs="+", default=[], help="passed to gopat build (default: its own)")
     parser.add_argument("--workers", type=int, default=None, help="passed to gopat build (default: its own)")
+    parser.add_argument("--shared-server", action="store_true", help="one Prefect server for every build")
     parser.add_argument("--workdir", type=Path, default=None,
                         help="keep archives and warehouses here (default: a temporary folder)")
     args = parser.parse_args()
@@ -237,7 +265,20 @@ def main() -> int:
         print(f"soak: {args.archives} archives from {args.corpus}, kill -9 in builds {args.kill_every}, "
               f"{2 * args.kill_every}, ..., seed {args.seed}, build options {' '.join(args.options) or '(none)'}, "
               f"in {root}", flush=True)
-        problems = soak(archives, root, env, args)
+        server = None
+        if args.shared_server:
+            server, env["PREFECT_API_URL"] = prefect_server(env, root / "prefect-server.log")
+            root_process = psutil.Process(server.pid)
+            server_tree = {p.pid: p.create_time() for p in [root_process, *root_process.children(recursive=True)]}
+        try:
+            problems = soak(archives, root, env, args)
+        finally:
+            if server is not None:
+                os.killpg(server.pid, signal.SIGTERM)
+                server.wait(timeout=60)
+        if server is not None:
+            time.sleep(2)
+            problems += [f"Prefect server process left: {proc}" for proc in survivors(server_tree)]
     for problem in problems:
         print(f"PROBLEM: {problem}")
     minutes, seconds = divmod(time.perf_counter() - start, 60)
