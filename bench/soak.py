@@ -6,8 +6,10 @@ Usage: .venv/bin/python bench/soak.py [--corpus tiny.tar.gz] [--archives 20] [--
 The corpus's SGF members are split into --archives archives (in archive order). Build i runs
 `gopat build --source a1 ... --source ai` on one warehouse (README "Adding archives": each build adds
 one archive to the current release's sources, so it is incremental). Every --kill-every-th build is
-first killed with SIGKILL (its whole process group) at a seeded random moment of its expected
-duration, the previous release must still be current, and the build is run again. At the end the
+first killed with SIGKILL (its whole process group) at a seeded random moment of its progress
+(right after a random line of its log, drawn from the first 90% of the previous build's lines:
+unlike a time, this holds however loaded the machine is), the previous release must still be
+current, and the build is run again. At the end the
 release's Parquet files must be byte-identical to those of a clean full build of all archives in a
 fresh warehouse, no process started by any build may be left, and no staging or temporary file may
 remain in either warehouse. With --shared-server the builds talk to one Prefect server started here
@@ -114,8 +116,8 @@ def watch_tree(process: subprocess.Popen[str], tree: dict[int, float], done: thr
 
 
 def build(sources: list[Path], warehouse: Path, env: dict[str, str], options: list[str],
-          kill_after: float | None = None) -> Run:
-    """Run `gopat build` (in its own process group); with ``kill_after`` SIGKILL the group after that many seconds."""
+          kill_at_line: int | None = None) -> Run:
+    """Run `gopat build` (in its own process group); with ``kill_at_line`` SIGKILL the group after that log line."""
     args = [str(GOPAT), "build", *(a for s in sources for a in ("--source", str(s))), "--warehouse", str(warehouse)]
     args += options
     start = time.perf_counter()
@@ -126,15 +128,17 @@ def build(sources: list[Path], warehouse: Path, env: dict[str, str], options: li
     watcher = threading.Thread(target=watch_tree, args=(process, tree, done), daemon=True)
     watcher.start()
     killed = False
-    try:
-        output, _ = process.communicate(timeout=kill_after)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        killed = True
-        output, _ = process.communicate()
+    lines: list[str] = []
+    assert process.stdout is not None
+    for line in process.stdout:  # ends when every process of the group is gone
+        lines.append(line)
+        if len(lines) == kill_at_line:
+            os.killpg(process.pid, signal.SIGKILL)
+            killed = True
+    process.wait()
     done.set()
     watcher.join()
-    return Run(process.returncode, time.perf_counter() - start, killed, tree, output)
+    return Run(process.returncode, time.perf_counter() - start, killed, tree, "".join(lines))
 
 
 def survivors(tree: dict[int, float]) -> list[str]:
@@ -183,24 +187,24 @@ def soak(archives: list[Path], root: Path, env: dict[str, str], args: argparse.N
     """The incremental chain with kills, then the clean build; returns the problems found."""
     rng = random.Random(args.seed)
     warehouse, problems, trees = root / "incremental", [], []
-    expected = 60.0
+    expected_lines = 10
     for i in range(1, len(archives) + 1):
         before = current(warehouse)
         note = ""
         if i % args.kill_every == 0:
-            moment = rng.uniform(0.05, 0.95) * expected
-            run = build(archives[:i], warehouse, env, args.options, kill_after=moment)
+            moment = rng.randint(1, max(1, int(0.9 * expected_lines)))
+            run = build(archives[:i], warehouse, env, args.options, kill_at_line=moment)
             trees.append(run.tree)
             if run.killed:
                 after = current(warehouse)
-                note = f"killed at {moment:.1f} s ({len(run.tree)} processes), then "
+                note = f"killed after log line {moment} at {run.seconds:.1f} s ({len(run.tree)} processes), then "
                 if after != before:
                     problems.append(f"build {i}: CURRENT changed by the killed build: {before} -> {after}")
             else:
-                note = f"finished before the kill at {moment:.1f} s, run again: "
+                note = f"finished before log line {moment}, run again: "
         run = build(archives[:i], warehouse, env, args.options)
         trees.append(run.tree)
-        expected = run.seconds
+        expected_lines = run.output.count("\n")
         if run.code != 0:
             problems.append(f"build {i} exited {run.code}: {run.output[-2000:]}")
             print(f"build {i:2}: FAILED ({run.code})", flush=True)
