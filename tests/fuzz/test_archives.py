@@ -91,7 +91,7 @@ def check(archive: Archive) -> list[Member | MemberReject]:
     items = read(archive)
     seen: set[str] = set()
     for item in items:
-        check_item(item, archive.limits, seen, single=archive.fmt == "sgf")
+        check_item(item, archive.limits, seen, single=len(items) == 1 and item.name == f"source{archive.suffix}")
     whole = [index for index, item in enumerate(items) if isinstance(item, MemberReject) and not item.name]
     assert whole in ([], [len(items) - 1]), f"whole-archive rejects at {whole} of {len(items)} items"
     if archive.fmt == "sgf" and not container_like(archive.data):
