@@ -23,11 +23,11 @@ def test_fuzz_reports_each_target_and_saves_every_input_over_the_limit(tmp_path:
     assert "total: 8 inputs, 0 failures (0 distinct)" in passing.stdout
     assert not (tmp_path / "ok").exists()
 
-    # a limit of a microsecond of CPU: every input is a hang, saved with its traceback
-    hanging = run("--inputs", "3", "--targets", "decoding", "--timeout", "0.000001", "--out", str(tmp_path / "hang"))
+    # a limit of a microsecond of CPU: every replay (boards, sgfmill, game_row) is a hang, saved with its traceback
+    hanging = run("--inputs", "3", "--targets", "replay", "--timeout", "0.000001", "--out", str(tmp_path / "hang"))
     assert hanging.returncode == 1, hanging.stdout + hanging.stderr
-    assert re.search(r"^decoding +3 +0 +0 +3 +0 ", hanging.stdout, re.MULTILINE), hanging.stdout
-    saved = sorted((tmp_path / "hang" / "decoding").iterdir())
+    assert re.search(r"^replay +3 +0 +0 +3 +0 ", hanging.stdout, re.MULTILINE), hanging.stdout
+    saved = sorted((tmp_path / "hang" / "replay").iterdir())
     assert saved and {p.suffix for p in saved} == {".bin", ".txt"}
     assert all(p.read_text().startswith("hang\n") and "Hang" in p.read_text() for p in saved if p.suffix == ".txt")
     assert "distinct failure: hang" in hanging.stdout
