@@ -32,6 +32,11 @@ _EMPTY_VARIATION_RE = re.compile(rb"\(\s*\)")
 _ROOT_WITHOUT_SEMICOLON_RE = re.compile(rb"\(\s*(?=[A-Za-z]{1,64}\s*\[)")
 _NODE_WITHOUT_PAREN_RE = re.compile(rb";\s*[A-Za-z]{1,64}\s*\[")
 _TEXT_CHARS = re.compile(rb"[\\\n\r\t\v\f]")
+# Where sgfmill starts a game tree, and where a game tree starts after a broken one: a node with
+# a root property (docs/releases.md#collections).
+_Tree = tuple[sgf_grammar.Coarse_game_tree, tuple[str, ...]]  # a game tree and the repairs it needed
+_TREE_START = re.compile(rb"\(\s*;")
+_ROOT_START = re.compile(rb"\(\s*;\s*(?:FF|GM|SZ|CA|AP|ST)\s*\[")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -50,6 +55,15 @@ class GameRecord:
     moves: tuple[tuple[int, int, int], ...]
     flags: tuple[str, ...]
     encoding: str = ""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TreeReject:
+    """A game tree of a collection that yields no game, while other trees of the file do."""
+
+    tree_index: int
+    reason: str
+    message: str
 
 
 class _Flags:
@@ -152,34 +166,72 @@ def _unclosed(bb: bytes) -> tuple[int, bytes, str]:
         position = end
 
 
-def _collection(bb: bytes, flags: _Flags) -> list[sgf_grammar.Coarse_game_tree]:
-    """Parse every game tree with sgfmill, applying the documented repairs on failure."""
-    bb = _repair_start(bb, flags)
+def _tree(text: bytes, index: int) -> _Tree:
+    """Parse the one game tree in ``text`` with sgfmill, applying the documented repairs on failure."""
+    repairs = _Flags()
     while True:
         try:
-            trees: list[sgf_grammar.Coarse_game_tree] = sgf_grammar.parse_sgf_collection(bb)
-            return trees
+            return sgf_grammar.parse_sgf_game(text), repairs.as_tuple()
         except ValueError as exc:
-            message = str(exc)
-        if message == "no SGF data found":
-            raise RejectError("not_sgf", message)
+            message = f"error parsing game {index}: {exc}"
         if message.endswith("unexpected end of SGF data"):
-            depth, tail, last = _unclosed(bb)
+            depth, tail, last = _unclosed(text)
             if tail and not tail.startswith(b"["):
                 raise RejectError("parse_error", message)
-            if tail or last == "I" or "repaired_missing_close" in flags:
+            if tail or last == "I" or "repaired_missing_close" in repairs:
                 raise RejectError("truncated", message)
-            flags.add("repaired_missing_close")
-            bb = bb.rstrip() + b")" * depth
+            repairs.add("repaired_missing_close")
+            text = text.rstrip() + b")" * depth
         elif (
             message.endswith("empty sequence")
-            and "repaired_empty_variation" not in flags
-            and _EMPTY_VARIATION_RE.search(bb)
+            and "repaired_empty_variation" not in repairs
+            and _EMPTY_VARIATION_RE.search(text)
         ):
-            flags.add("repaired_empty_variation")
-            bb = _EMPTY_VARIATION_RE.sub(b"", bb)
+            repairs.add("repaired_empty_variation")
+            text = _EMPTY_VARIATION_RE.sub(b"", text)
         else:
             raise RejectError("parse_error", message)
+
+
+def _extent(bb: bytes, start: int) -> tuple[int, bool]:
+    """Where the game tree opened at ``start`` ends, and whether its parentheses close there."""
+    tokens, end = sgf_grammar.tokenise(bb, start)
+    depth = sum((token == b"(") - (token == b")") for kind, token in tokens if kind == "D")
+    return end, depth == 0
+
+
+def _collection(bb: bytes, flags: _Flags) -> list[_Tree | RejectError]:
+    """Every game tree of the file with its repairs, or the RejectError of a tree that cannot be read.
+
+    The whole collection is parsed at once. When that fails, or a second root node (``(;`` then
+    FF, GM, SZ, CA, AP or ST) shows that a tree may run into the next, tree by tree: each tree
+    ends at its closing ``)`` or at the next root node, whichever comes first
+    (docs/releases.md#collections).
+    """
+    bb = _repair_start(bb, flags)
+    try:
+        parsed = sgf_grammar.parse_sgf_collection(bb)
+    except ValueError as exc:
+        if str(exc) == "no SGF data found":
+            raise RejectError("not_sgf", str(exc)) from None
+    else:
+        if len(_ROOT_START.findall(bb)) <= 1:
+            return [(tree, ()) for tree in parsed]
+    trees: list[_Tree | RejectError] = []
+    position = 0
+    while (found := _TREE_START.search(bb, position)) is not None:
+        start = found.start()
+        end, closed = _extent(bb, start)
+        stop = end if closed else len(bb)
+        restart = _ROOT_START.search(bb, start + 1)
+        if restart is not None:
+            stop = min(stop, restart.start())
+        try:
+            trees.append(_tree(bb[start:stop], len(trees)))
+        except RejectError as error:
+            trees.append(error)
+        position = stop
+    return trees
 
 
 def _board_size(root: dict[str, list[bytes]]) -> int:
@@ -310,27 +362,29 @@ def _game(
     return GameRecord(index, size, headers, setup, tuple(moves), flags.as_tuple(), encoding)
 
 
-def parse_games(data: bytes) -> list[GameRecord]:
-    """Decode one SGF file and return one GameRecord per game tree of the collection.
+def parse_collection(data: bytes) -> tuple[list[GameRecord], list[TreeReject]]:
+    """Decode one SGF file and return one GameRecord per readable game tree of the collection,
+    and one TreeReject per other tree (docs/releases.md#collections).
 
     The encoding is chosen by :func:`gopat.transforms.games.decoding.decode_sgf`; it and its flags are on
     every record. Repairs (each flagged): a file starting with ``;`` gets a leading ``(``
     (``repaired_missing_paren``), ``(`` directly followed by a property gets the root ``;``
-    (``repaired_missing_semicolon``), data ending cleanly inside open variations is closed
-    (``repaired_missing_close``), empty variations ``()`` are dropped
+    (``repaired_missing_semicolon``), a tree whose data ends cleanly inside open variations is
+    closed (``repaired_missing_close``), empty variations ``()`` are dropped
     (``repaired_empty_variation``). In the main line, AB/AW/AE before the first move are merged
     into the setup (``setup_merged``); after a move they end the move list
     (``setup_in_main_line``), as do a node with two moves (``multiple_moves_in_node``), an
     off-board point (``move_off_board``) and an unreadable one (``move_malformed``). ``[]``,
     ``[tt]`` on boards up to 19 and whitespace (``whitespace_pass``) are passes. Move legality
-    is not checked. A tree that is not usable (not Go, bad board size, setup off the board) is
-    left out and the other records of the file get ``skipped_trees``.
+    is not checked. A tree that cannot be parsed (``truncated``, ``parse_error``) or used (not
+    Go, bad board size, setup off the board) is a TreeReject, and the records of the file get
+    ``skipped_trees``.
 
     Raises
     ------
     RejectError
-        When the file yields no game: ``empty_file``, ``not_sgf``, ``truncated``,
-        ``parse_error``, ``not_go``, ``bad_board_size``, ``board_too_large``,
+        When the file yields no game (the first tree's error): ``empty_file``, ``not_sgf``,
+        ``truncated``, ``parse_error``, ``not_go``, ``bad_board_size``, ``board_too_large``,
         ``board_not_square``, ``setup_off_board``.
     """
     text, encoding, decode_flags = decode_sgf(data)
@@ -342,16 +396,25 @@ def parse_games(data: bytes) -> list[GameRecord]:
     trees = _collection(bb, file_flags)
 
     records: list[GameRecord] = []
-    skipped: list[RejectError] = []
+    errors: list[tuple[int, RejectError]] = []
     for index, tree in enumerate(trees):
-        flags = _Flags(file_flags.as_tuple())
+        if isinstance(tree, RejectError):
+            errors.append((index, tree))
+            continue
+        game_tree, repairs = tree
+        flags = _Flags((*file_flags.as_tuple(), *repairs))
         try:
             decode = _value_decoder(values_encoding, flags)
-            records.append(_game(tree, index, decode, flags, encoding))
+            records.append(_game(game_tree, index, decode, flags, encoding))
         except RejectError as exc:
-            skipped.append(exc)
+            errors.append((index, exc))
     if not records:
-        raise skipped[0]
-    if skipped:
+        raise errors[0][1]
+    if errors:
         records = [dataclasses.replace(r, flags=(*r.flags, "skipped_trees")) for r in records]
-    return records
+    return records, [TreeReject(index, error.reason, str(error)) for index, error in errors]
+
+
+def parse_games(data: bytes) -> list[GameRecord]:
+    """The GameRecords of :func:`parse_collection` (the trees it rejects are left out)."""
+    return parse_collection(data)[0]
