@@ -11,6 +11,7 @@ from gopat.transforms.games.board import MAX_SIZE as MAX_BOARD_SIZE
 from gopat.transforms.games.board import MIN_SIZE as MIN_BOARD_SIZE
 from gopat.transforms.games.decoding import decode_sgf
 from gopat.transforms.games.errors import RejectError
+from gopat.transforms.games.trees import Flags, collection
 
 HEADER_KEYS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
 PASS = -1
@@ -28,15 +29,7 @@ _POINTS = tuple(
     {bytes((97 + col, 97 + row)): (row, col) for row in range(size) for col in range(size)}
     for size in range(MAX_BOARD_SIZE + 1)
 )
-_EMPTY_VARIATION_RE = re.compile(rb"\(\s*\)")
-_ROOT_WITHOUT_SEMICOLON_RE = re.compile(rb"\(\s*(?=[A-Za-z]{1,64}\s*\[)")
-_NODE_WITHOUT_PAREN_RE = re.compile(rb";\s*[A-Za-z]{1,64}\s*\[")
 _TEXT_CHARS = re.compile(rb"[\\\n\r\t\v\f]")
-# Where sgfmill starts a game tree, and where a game tree starts after a broken one: a node with
-# a root property (docs/releases.md#collections).
-_Tree = tuple[sgf_grammar.Coarse_game_tree, tuple[str, ...]]  # a game tree and the repairs it needed
-_TREE_START = re.compile(rb"\(\s*;")
-_ROOT_START = re.compile(rb"\(\s*;\s*(?:FF|GM|SZ|CA|AP|ST)\s*\[")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -66,24 +59,6 @@ class TreeReject:
     message: str
 
 
-class _Flags:
-    """Ordered set of flag names."""
-
-    __slots__ = ("names",)
-
-    def __init__(self, names: tuple[str, ...] = ()) -> None:
-        self.names = dict.fromkeys(names)
-
-    def add(self, name: str) -> None:
-        self.names[name] = None
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.names
-
-    def as_tuple(self) -> tuple[str, ...]:
-        return tuple(self.names)
-
-
 def _gb_badness(text: str) -> int:
     """Replacement characters plus characters outside GB2312 (typical of mojibake)."""
     bad = 0
@@ -98,7 +73,7 @@ def _gb_badness(text: str) -> int:
     return bad
 
 
-def _value_decoder(encoding: str, flags: _Flags) -> Callable[[bytes], str]:
+def _value_decoder(encoding: str, flags: Flags) -> Callable[[bytes], str]:
     """Decode one SimpleText value of a file read at byte level (``encoding`` utf-8/gb18030).
 
     Valid UTF-8 wins (strong evidence; a strict GB18030 decode is weak evidence: it accepts most
@@ -130,108 +105,6 @@ def _value_decoder(encoding: str, flags: _Flags) -> Callable[[bytes], str]:
         return text
 
     return decode
-
-
-def _start(bb: bytes) -> int:
-    """Index of the first non-whitespace byte (len(bb) if none)."""
-    return len(bb) - len(bb.lstrip())
-
-
-def _repair_start(bb: bytes, flags: _Flags) -> bytes:
-    """Repairs decided by the first bytes: a missing '(' before a root node with properties,
-    or a missing root ';' after '('."""
-    i = _start(bb)
-    if _NODE_WITHOUT_PAREN_RE.match(bb, i):
-        flags.add("repaired_missing_paren")
-        return b"(" + bb[i:]
-    if bb[i : i + 1] == b"(" and _ROOT_WITHOUT_SEMICOLON_RE.match(bb, i):
-        flags.add("repaired_missing_semicolon")
-        return bb[: i + 1] + b";" + bb[i + 1 :]
-    return bb
-
-
-def _unclosed(bb: bytes) -> tuple[int, bytes, str]:
-    """Describe the first game tree left open: (open parens, unread tail, last token kind)."""
-    position = 0
-    while True:
-        tokens, end = sgf_grammar.tokenise(bb, position)
-        if not tokens:
-            return 0, b"", ""
-        depth = 0
-        for kind, token in tokens:
-            if kind == "D":
-                depth += (token == b"(") - (token == b")")
-        if depth:
-            return depth, bb[end:].strip(), tokens[-1][0]
-        position = end
-
-
-def _tree(text: bytes, index: int) -> _Tree:
-    """Parse the one game tree in ``text`` with sgfmill, applying the documented repairs on failure."""
-    repairs = _Flags()
-    while True:
-        try:
-            return sgf_grammar.parse_sgf_game(text), repairs.as_tuple()
-        except ValueError as exc:
-            message = f"error parsing game {index}: {exc}"
-        if message.endswith("unexpected end of SGF data"):
-            depth, tail, last = _unclosed(text)
-            if tail and not tail.startswith(b"["):
-                raise RejectError("parse_error", message)
-            if tail or last == "I" or "repaired_missing_close" in repairs:
-                raise RejectError("truncated", message)
-            repairs.add("repaired_missing_close")
-            text = text.rstrip() + b")" * depth
-        elif (
-            message.endswith("empty sequence")
-            and "repaired_empty_variation" not in repairs
-            and _EMPTY_VARIATION_RE.search(text)
-        ):
-            repairs.add("repaired_empty_variation")
-            text = _EMPTY_VARIATION_RE.sub(b"", text)
-        else:
-            raise RejectError("parse_error", message)
-
-
-def _extent(bb: bytes, start: int) -> tuple[int, bool]:
-    """Where the game tree opened at ``start`` ends, and whether its parentheses close there."""
-    tokens, end = sgf_grammar.tokenise(bb, start)
-    depth = sum((token == b"(") - (token == b")") for kind, token in tokens if kind == "D")
-    return end, depth == 0
-
-
-def _collection(bb: bytes, flags: _Flags) -> list[_Tree | RejectError]:
-    """Every game tree of the file with its repairs, or the RejectError of a tree that cannot be read.
-
-    The whole collection is parsed at once. When that fails, or a second root node (``(;`` then
-    FF, GM, SZ, CA, AP or ST) shows that a tree may run into the next, tree by tree: each tree
-    ends at its closing ``)`` or at the next root node, whichever comes first
-    (docs/releases.md#collections).
-    """
-    bb = _repair_start(bb, flags)
-    try:
-        parsed = sgf_grammar.parse_sgf_collection(bb)
-    except ValueError as exc:
-        if str(exc) == "no SGF data found":
-            raise RejectError("not_sgf", str(exc)) from None
-    else:
-        if len(_ROOT_START.findall(bb)) <= 1:
-            return [(tree, ()) for tree in parsed]
-    trees: list[_Tree | RejectError] = []
-    position = 0
-    while (found := _TREE_START.search(bb, position)) is not None:
-        start = found.start()
-        end, closed = _extent(bb, start)
-        stop = end if closed else len(bb)
-        restart = _ROOT_START.search(bb, start + 1)
-        if restart is not None:
-            stop = min(stop, restart.start())
-        try:
-            trees.append(_tree(bb[start:stop], len(trees)))
-        except RejectError as error:
-            trees.append(error)
-        position = stop
-    return trees
 
 
 def _board_size(root: dict[str, list[bytes]]) -> int:
@@ -275,7 +148,7 @@ def _setup_points(values: list[bytes], size: int) -> Iterator[tuple[int, int]]:
 
 
 def _apply_setup(
-    stones: dict[tuple[int, int], int], node: dict[str, list[bytes]], size: int, flags: _Flags
+    stones: dict[tuple[int, int], int], node: dict[str, list[bytes]], size: int, flags: Flags
 ) -> None:
     """Apply one node's AB / AW / AE to ``stones`` (point -> colour)."""
     for key, colour in (("AE", 0), ("AB", BLACK), ("AW", WHITE)):
@@ -292,7 +165,7 @@ def _game(
     tree: sgf_grammar.Coarse_game_tree,
     index: int,
     decode: Callable[[bytes], str],
-    flags: _Flags,
+    flags: Flags,
     encoding: str,
 ) -> GameRecord:
     """Build the GameRecord of one coarse game tree; raise RejectError if it is unusable."""
@@ -388,12 +261,12 @@ def parse_collection(data: bytes) -> tuple[list[GameRecord], list[TreeReject]]:
         ``board_not_square``, ``setup_off_board``.
     """
     text, encoding, decode_flags = decode_sgf(data)
-    file_flags = _Flags(decode_flags)
+    file_flags = Flags(decode_flags)
     if encoding in _BYTE_LEVEL:
         bb, values_encoding = (data[3:] if "bom" in file_flags else data), encoding
     else:
         bb, values_encoding = text.encode("utf-8"), "utf-8"
-    trees = _collection(bb, file_flags)
+    trees = collection(bb, file_flags)
 
     records: list[GameRecord] = []
     errors: list[tuple[int, RejectError]] = []
@@ -402,7 +275,7 @@ def parse_collection(data: bytes) -> tuple[list[GameRecord], list[TreeReject]]:
             errors.append((index, tree))
             continue
         game_tree, repairs = tree
-        flags = _Flags((*file_flags.as_tuple(), *repairs))
+        flags = Flags((*file_flags.as_tuple(), *repairs))
         try:
             decode = _value_decoder(values_encoding, flags)
             records.append(_game(game_tree, index, decode, flags, encoding))
