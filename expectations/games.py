@@ -26,6 +26,8 @@ SCHEMA = {
     "source": "VARCHAR",
     "source_sha256": "VARCHAR",
     "member": "VARCHAR",
+    "member_raw": "VARCHAR",
+    "member_name_guessed": "BOOLEAN",
     "tree_index": "INTEGER",
     **{header: "VARCHAR" for header in ("pb", "pw", "br", "wr", "dt", "ev", "re", "km", "ha", "ru")},
     "year": "INTEGER",
@@ -44,6 +46,8 @@ COLUMNS = (
     "source",
     "source_sha256",
     "member",
+    "member_raw",
+    "member_name_guessed",
     "tree_index",
     "year",
     "winner",
@@ -54,6 +58,8 @@ COLUMNS = (
     "sequence_sha1",
 )
 MIN_COMPARED_MOVES = 20
+INGEST_FACTS = ("files_in", "files_ingested", "files_rejected", "games", "duplicates", "trees_in", "trees_rejected")
+HEX_BYTES = r"^(?:[0-9a-f]{2})+$"  # member_raw: the raw name bytes (docs/releases.md#member-names)
 
 
 def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
@@ -62,7 +68,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     """
     ingest = {
         name: manifest_fact(manifest, "ingest", name)
-        for name in ("files_in", "files_ingested", "files_rejected", "games", "duplicates")
+        for name in INGEST_FACTS
     }
     columns = table_columns(con, TABLE)
     schema = schema_invariant(TABLE, columns, SCHEMA)
@@ -75,7 +81,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
 
 def _expectations(ingest: Mapping[str, int]) -> list[e.Expectation]:
     """Column-level GX expectations on the pandas frame of COLUMNS."""
-    not_null = [column for column in COLUMNS if column not in ("year", "winner")]
+    not_null = [column for column in COLUMNS if column not in ("year", "winner", "member_raw")]
     return [
         e.ExpectTableRowCountToEqual(value=ingest["games"], meta={"check": "games_rows_equal_manifest_games"}),
         *(e.ExpectColumnValuesToNotBeNull(column=column) for column in not_null),
@@ -83,6 +89,7 @@ def _expectations(ingest: Mapping[str, int]) -> list[e.Expectation]:
         e.ExpectColumnValuesToMatchRegex(column="game_id", regex=r"^[0-9a-f]{12}:"),
         e.ExpectColumnValuesToMatchRegex(column="source_sha256", regex=r"^[0-9a-f]{64}$"),
         e.ExpectColumnValuesToMatchRegex(column="sequence_sha1", regex=r"^[0-9a-f]{40}$"),
+        e.ExpectColumnValuesToMatchRegex(column="member_raw", regex=HEX_BYTES),
         e.ExpectColumnValuesToBeBetween(column="tree_index", min_value=0),
         e.ExpectColumnValuesToBeBetween(column="board_size", min_value=2, max_value=25),
         e.ExpectColumnValuesToBeBetween(column="move_count", min_value=0),
@@ -97,8 +104,10 @@ def _invariants(con: duckdb.DuckDBPyConnection, ingest: Mapping[str, int]) -> li
     """Row and table invariants computed in DuckDB (expectations__games.sql), plus the manifest's ingest arithmetic."""
     files_in, ingested, rejected = ingest["files_in"], ingest["files_ingested"], ingest["files_rejected"]
     counts = ", ".join(f"{name}={value}" for name, value in ingest.items())
+    trees = ingest["trees_in"] - ingest["games"] - ingest["duplicates"] - ingest["trees_rejected"]
     return [
         Invariant("ingest_files_in_equals_ingested_plus_rejected", abs(files_in - ingested - rejected), counts),
+        Invariant("ingest_trees_in_equals_games_duplicates_rejected", abs(trees), counts),
         Invariant("ingest_counts_not_negative", sum(value < 0 for value in ingest.values()), counts),
         Invariant(
             "ingest_every_ingested_file_gave_a_game",

@@ -1,4 +1,4 @@
-"""Expectation suite of the `rejects` table: reason codes, messages and the rejected-files count."""
+"""Expectation suite of the `rejects` table: reason codes, messages, rejected files and rejected game trees."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 
 from gopat.expectations import expect as e
+from gopat.expectations.games import HEX_BYTES
 from gopat.expectations.runner import (
     SuiteResult,
     combine,
@@ -24,6 +25,9 @@ SCHEMA = {
     "source": "VARCHAR",
     "source_sha256": "VARCHAR",
     "member": "VARCHAR",
+    "member_raw": "VARCHAR",
+    "member_name_guessed": "BOOLEAN",
+    "tree_index": "INTEGER",
     "reason": "VARCHAR",
     "message": "VARCHAR",
 }
@@ -35,10 +39,13 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     """Validate table rejects in `con` (tables are named games, moves, rejects, pattern_stats in the
     connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
 
-    One row per rejected file, archive member or whole source, so the row count equals the
-    manifest's ``files_rejected`` (a whole-source reject is one row and counts as one file).
+    One row per rejected file, archive member or whole source (``tree_index`` NULL; a whole-source
+    reject counts as one file), so those rows number the manifest's ``files_rejected``; one row per
+    rejected game tree of a file that gave games (``tree_index`` set), numbering ``trees_rejected``
+    (docs/releases.md#ingest-contract).
     """
     files_rejected = manifest_fact(manifest, "ingest", "files_rejected")
+    trees_rejected = manifest_fact(manifest, "ingest", "trees_rejected")
     columns = table_columns(con, TABLE)
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
@@ -50,15 +57,26 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
             *sql_invariants(
                 con,
                 "expectations__rejects",
-                evidence={"unfetched_source_is_whole_source_reject": WHOLE_SOURCE_EVIDENCE},
+                params={"files_rejected": files_rejected},
+                evidence={
+                    "unfetched_source_is_whole_source_reject": WHOLE_SOURCE_EVIDENCE,
+                    "file_rows_equal_files_rejected": f"files_rejected={files_rejected}",
+                },
             ),
         ],
     )
     frame = con.sql(f"SELECT {', '.join(SCHEMA)} FROM {TABLE}").df()
     expectations = [
-        e.ExpectTableRowCountToEqual(value=files_rejected, meta={"check": "rejects_rows_equal_files_rejected"}),
-        *(e.ExpectColumnValuesToNotBeNull(column=column) for column in ("source", "member", "reason", "message")),
+        e.ExpectTableRowCountToEqual(
+            value=files_rejected + trees_rejected, meta={"check": "rejects_rows_equal_files_plus_trees_rejected"}
+        ),
+        *(
+            e.ExpectColumnValuesToNotBeNull(column=column)
+            for column in ("source", "member", "member_name_guessed", "reason", "message")
+        ),
         e.ExpectColumnValuesToMatchRegex(column="reason", regex=SNAKE_CASE),
         e.ExpectColumnValuesToMatchRegex(column="source_sha256", regex=r"^[0-9a-f]{64}$"),
+        e.ExpectColumnValuesToMatchRegex(column="member_raw", regex=HEX_BYTES),
+        e.ExpectColumnValuesToBeBetween(column="tree_index", min_value=0),
     ]
     return combine(TABLE, [invariants, run_suite(TABLE, frame, expectations)])

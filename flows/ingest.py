@@ -95,16 +95,19 @@ def ingest_sources(
     _append(con, "moves_all", pl.DataFrame(schema=MOVES_SCHEMA))
     _append(con, "rejects_all", pl.DataFrame(schema=REJECTS_SCHEMA))
     replays: dict[str, GameMoves] = {}
-    files_in = files_ingested = 0
+    files_in = files_ingested = trees_in = 0
     cpu = {"parse_cpu": 0.0, "replay_cpu": 0.0}
     with shard_executor(workers=workers, runner=runner) as pool:
         for index, source in enumerate(fetched, start=first_index):
             futures: deque[Future[IngestedShard]] = deque()  # results are dropped as they are read (bounded memory)
             for batch in batched(iter_members(source.path, limits=Limits()), shard_size):
                 files_in += len(batch)
-                members = [(m.name, m.data) for m in batch if not isinstance(m, MemberReject)]
+                members = [m for m in batch if not isinstance(m, MemberReject)]
                 rejected = [
-                    reject_row(source.source, source.sha256, m.name, m.reason, m.message)
+                    reject_row(
+                        source.source, source.sha256, m.name, m.reason, m.message,
+                        member_raw=m.name_raw, name_guessed=m.name_guessed,
+                    )
                     for m in batch
                     if isinstance(m, MemberReject)
                 ]
@@ -118,14 +121,19 @@ def ingest_sources(
                     _append(con, "rejects_all", shard.rejects)
                     replays.update(shard.replays)
                     files_ingested += shard.files_ingested
+                    trees_in += shard.trees_in
                     cpu["parse_cpu"] += shard.seconds["parse"]
                     cpu["replay_cpu"] += shard.seconds["replay"]
                     advance(f"{files_in} files, {len(replays)} games")
-    rejects = con.execute("SELECT source, member, reason, message FROM rejects_all").fetchall()
-    for source, member, reason, message in rejects:
-        logger.warning("rejected %s %s: %s: %s", source, member or "(whole source)", reason, message)
-    files_rejected = count_rows(con, "rejects_all")
-    ingest = Ingest(files_in=files_in, files_ingested=files_ingested, files_rejected=files_rejected)
+    rejects = con.execute("SELECT source, member, tree_index, reason, message FROM rejects_all").fetchall()
+    for source, member, tree, reason, message in rejects:
+        where = (member or "(whole source)") + ("" if tree is None else f" tree {tree}")
+        logger.warning("rejected %s %s: %s: %s", source, where, reason, message)
+    files_rejected, trees_rejected = rejected_counts(con)
+    ingest = Ingest(
+        files_in=files_in, files_ingested=files_ingested, files_rejected=files_rejected,
+        trees_in=trees_in, trees_rejected=trees_rejected,
+    )
     return ingest, replays, {phase: round(seconds, 3) for phase, seconds in cpu.items()}
 
 
@@ -146,6 +154,8 @@ def carry_previous(con: duckdb.DuckDBPyConnection, folder: Path, previous: Inges
         files_ingested=previous.files_ingested + ingest.files_ingested,
         files_rejected=previous.files_rejected + ingest.files_rejected,
         duplicates=previous.duplicates,
+        trees_in=previous.trees_in + ingest.trees_in,
+        trees_rejected=previous.trees_rejected + ingest.trees_rejected,
     )
 
 
@@ -160,6 +170,13 @@ def build_game_tables(con: duckdb.DuckDBPyConnection, ingest: Ingest) -> Ingest:
     games = count_rows(con, "games")
     parsed = count_rows(con, "games_all")
     return Ingest(**{**asdict(ingest), "games": games, "duplicates": ingest.duplicates + parsed - games})
+
+
+def rejected_counts(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """Rows of rejects_all for whole files, members and sources, and for single game trees."""
+    row = con.execute(sql_text("rejects__counts")).fetchone()
+    assert row is not None  # an aggregate has one row
+    return int(row[0]), int(row[1])
 
 
 def table_name(name: str) -> str:

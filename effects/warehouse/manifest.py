@@ -14,24 +14,31 @@ INCREMENTAL_TABLES = ("games", "moves", "rejects", "pattern_stats", "move_patter
 
 @dataclass(frozen=True, slots=True)
 class Ingest:
-    """The ingest equation: files_in == files_ingested + files_rejected."""
+    """The ingest equations (docs/releases.md#ingest-contract): files_in == files_ingested + files_rejected,
+    and trees_in == games + duplicates + trees_rejected over the game trees of the files ingested."""
 
     files_in: int
     files_ingested: int
     files_rejected: int
     games: int = 0
     duplicates: int = 0
+    trees_in: int = 0
+    trees_rejected: int = 0
 
     @property
     def balanced(self) -> bool:
-        """True when every file is accounted for."""
-        return self.files_in == self.files_ingested + self.files_rejected
+        """True when every file and every game tree is accounted for."""
+        return (
+            self.files_in == self.files_ingested + self.files_rejected
+            and self.trees_in == self.games + self.duplicates + self.trees_rejected
+        )
 
     def line(self) -> str:
         """The one-line summary every build prints."""
         return (
-            f"files in {self.files_in} = ingested {self.files_ingested} + rejected {self.files_rejected} "
-            f"({'holds' if self.balanced else 'BROKEN'}); games {self.games}, duplicates {self.duplicates}"
+            f"files in {self.files_in} = ingested {self.files_ingested} + rejected {self.files_rejected}; "
+            f"trees in {self.trees_in} = games {self.games} + duplicates {self.duplicates} "
+            f"+ rejected {self.trees_rejected} ({'holds' if self.balanced else 'BROKEN'})"
         )
 
 

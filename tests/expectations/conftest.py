@@ -15,7 +15,8 @@ import gopat.expectations.runner  # noqa: F401  (imports GX under its narrow war
 # The published schemas, written out from the schema contract (not taken from the suites).
 GAMES_DDL = """
 CREATE TABLE games (
-    game_id VARCHAR, source VARCHAR, source_sha256 VARCHAR, member VARCHAR, tree_index INTEGER,
+    game_id VARCHAR, source VARCHAR, source_sha256 VARCHAR, member VARCHAR, member_raw VARCHAR,
+    member_name_guessed BOOLEAN, tree_index INTEGER,
     pb VARCHAR, pw VARCHAR, br VARCHAR, wr VARCHAR, dt VARCHAR, ev VARCHAR, re VARCHAR, km VARCHAR,
     ha VARCHAR, ru VARCHAR, year INTEGER, winner VARCHAR, komi DOUBLE, handicap INTEGER,
     board_size INTEGER, move_count INTEGER, setup_stones INTEGER, encoding VARCHAR, flags VARCHAR[],
@@ -26,7 +27,10 @@ CREATE TABLE moves (
     game_id VARCHAR, move_number INTEGER, colour VARCHAR, row SMALLINT, col SMALLINT, point VARCHAR
 )"""
 REJECTS_DDL = """
-CREATE TABLE rejects (source VARCHAR, source_sha256 VARCHAR, member VARCHAR, reason VARCHAR, message VARCHAR)"""
+CREATE TABLE rejects (
+    source VARCHAR, source_sha256 VARCHAR, member VARCHAR, member_raw VARCHAR, member_name_guessed BOOLEAN,
+    tree_index INTEGER, reason VARCHAR, message VARCHAR
+)"""
 
 SOURCE = "corpus/pro.tar.gz"
 SHA = hashlib.sha256(b"pro archive").hexdigest()
@@ -38,16 +42,22 @@ def game_id(member: str, tree: int = 0) -> str:
     return f"{SHA[:12]}:{member}" + (f"#{tree}" if tree else "")
 
 
-# (member, tree_index, board_size, moves as (colour, row, col) with None for a pass)
+# (member, raw name bytes of a guessed name or None, tree_index, board_size, moves as (colour, row, col) with
+# None for a pass)
 GAMES = [
-    ("pro/a.sgf", 0, 19, [("B", 3, 15), ("W", 15, 3), ("B", None, None)]),
-    ("pro/b.sgf", 0, 9, [("B", 4, 4), ("W", 2, 6)]),
-    ("pro/b.sgf", 1, 13, []),
-    ("pro/c.sgf", 0, 19, [("BW"[i % 2], 2 + i // 5, 1 + 3 * (i % 5)) for i in range(LONG_GAME_MOVES)]),
+    ("pro/a.sgf", None, 0, 19, [("B", 3, 15), ("W", 15, 3), ("B", None, None)]),
+    ("pro/b.sgf", None, 0, 9, [("B", 4, 4), ("W", 2, 6)]),
+    ("pro/b.sgf", None, 1, 13, []),
+    ("pro/c.sgf", None, 0, 19, [("BW"[i % 2], 2 + i // 5, 1 + 3 * (i % 5)) for i in range(LONG_GAME_MOVES)]),
+    ("棋谱/d.sgf", "棋谱/d.sgf".encode("gbk"), 0, 19, [("B", 3, 3)]),
 ]
 MANIFEST = {
-    # files: a.sgf, b.sgf, c.sgf ingested; bad.sgf rejected; the unreachable source rejected whole.
-    "ingest": {"files_in": 5, "files_ingested": 3, "files_rejected": 2, "games": 4, "duplicates": 1},
+    # files: a.sgf, b.sgf, c.sgf, d.sgf ingested; bad.sgf rejected; the unreachable source rejected whole.
+    # trees: a 1, b 3 (the third rejected), c 1 and its duplicate 1, d 1.
+    "ingest": {
+        "files_in": 6, "files_ingested": 4, "files_rejected": 2, "games": 5, "duplicates": 1,
+        "trees_in": 7, "trees_rejected": 1,
+    },
     "families": {},
 }
 
@@ -57,21 +67,23 @@ def build_warehouse(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(GAMES_DDL)
     con.execute(MOVES_DDL)
     con.execute(REJECTS_DDL)
-    for index, (member, tree, size, moves) in enumerate(GAMES):
+    for index, (member, raw, tree, size, moves) in enumerate(GAMES):
         sha1 = hashlib.sha1(repr((size, moves)).encode()).hexdigest()
         con.execute(
-            "INSERT INTO games VALUES (?, ?, ?, ?, ?, 'Black', 'White', '9d', '9d', ?, 'Cup', ?, '6.5', NULL,"
+            "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, 'Black', 'White', '9d', '9d', ?, 'Cup', ?, '6.5', NULL,"
             " 'Japanese', ?, ?, 6.5, 0, ?, ?, 0, 'UTF-8', ?, ?)",
             [
                 game_id(member, tree),
                 SOURCE,
                 SHA,
                 member,
+                None if raw is None else raw.hex(),
+                raw is not None,
                 tree,
                 f"19{80 + index}-04-01",
-                ["B+R", "W+2.5", "Jigo", None][index],
+                ["B+R", "W+2.5", "Jigo", None, "B+R"][index],
                 1980 + index,
-                ["B", "W", "D", None][index],
+                ["B", "W", "D", None, "B"][index],
                 size,
                 len(moves),
                 [] if index else ["komi_scaled"],
@@ -84,9 +96,10 @@ def build_warehouse(con: duckdb.DuckDBPyConnection) -> None:
                 "INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?)", [game_id(member, tree), number, colour, row, col, point]
             )
     con.execute(
-        "INSERT INTO rejects VALUES (?, ?, 'pro/bad.sgf', 'empty_file', 'no game tree'),"
-        " ('https://example.org/gone.zip', NULL, '', 'download_failed', 'HTTP 404')",
-        [SOURCE, SHA],
+        "INSERT INTO rejects VALUES (?, ?, 'pro/bad.sgf', NULL, false, NULL, 'empty_file', 'no game tree'),"
+        " (?, ?, 'pro/b.sgf', NULL, false, 2, 'truncated', 'error parsing game 2: unexpected end of SGF data'),"
+        " ('https://example.org/gone.zip', NULL, '', NULL, false, NULL, 'download_failed', 'HTTP 404')",
+        [SOURCE, SHA, SOURCE, SHA],
     )
 
 

@@ -32,6 +32,9 @@ def test_valid_games_pass(warehouse: duckdb.DuckDBPyConnection, manifest: dict) 
         "expect_column_values_to_be_between(year)",
         "sequence_sha1_unique_with_20_moves",
         "ingest_files_in_equals_ingested_plus_rejected",
+        "ingest_trees_in_equals_games_duplicates_rejected",
+        "member_raw_only_for_guessed_names",
+        "expect_column_values_to_match_regex(member_raw)",
         "games_rows_equal_manifest_games",
         "games_schema_matches_contract",
     ):
@@ -79,6 +82,12 @@ def test_valid_games_pass(warehouse: duckdb.DuckDBPyConnection, manifest: dict) 
             {"expect_column_values_to_match_regex(sequence_sha1)"},
         ),
         ("DELETE FROM games WHERE tree_index = 1", {"games_rows_equal_manifest_games"}),
+        (
+            # a raw name that is not lower-case hex, and a guessed name without its raw bytes
+            "UPDATE games SET member_raw = upper(member_raw) WHERE member_raw IS NOT NULL;"
+            "UPDATE games SET member_name_guessed = true WHERE member = 'pro/a.sgf'",
+            {"expect_column_values_to_match_regex(member_raw)", "member_raw_only_for_guessed_names"},
+        ),
     ],
 )
 def test_injected_fault_is_caught(
@@ -102,12 +111,16 @@ def test_short_games_may_share_a_sequence(warehouse: duckdb.DuckDBPyConnection, 
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        ({"files_in": 6}, {"ingest_files_in_equals_ingested_plus_rejected"}),
+        ({"files_in": 7}, {"ingest_files_in_equals_ingested_plus_rejected"}),
         ({"files_rejected": 1}, {"ingest_files_in_equals_ingested_plus_rejected"}),
-        ({"games": 5}, {"games_rows_equal_manifest_games"}),
-        ({"files_ingested": 2, "files_rejected": 3}, {"game_members_within_files_ingested"}),
-        ({"files_in": 10, "files_ingested": 8, "duplicates": 0}, {"ingest_every_ingested_file_gave_a_game"}),
-        ({"duplicates": -1}, {"ingest_counts_not_negative"}),
+        ({"games": 6, "trees_in": 8}, {"games_rows_equal_manifest_games"}),
+        ({"trees_rejected": 0}, {"ingest_trees_in_equals_games_duplicates_rejected"}),
+        ({"files_ingested": 3, "files_rejected": 3}, {"game_members_within_files_ingested"}),
+        (
+            {"files_in": 10, "files_ingested": 8, "duplicates": 0, "trees_in": 6},
+            {"ingest_every_ingested_file_gave_a_game"},
+        ),
+        ({"duplicates": -1, "trees_in": 5}, {"ingest_counts_not_negative"}),
     ],
 )
 def test_manifest_mismatch_is_caught(

@@ -22,7 +22,11 @@ def test_valid_rejects_pass(warehouse: duckdb.DuckDBPyConnection, manifest: dict
     names = {outcome.expectation for outcome in result.outcomes}
     assert {
         "rejects_schema_matches_contract",
-        "rejects_rows_equal_files_rejected",
+        "rejects_rows_equal_files_plus_trees_rejected",
+        "file_rows_equal_files_rejected",
+        "rejected_tree_is_in_a_member",
+        "member_raw_only_for_guessed_names",
+        "expect_column_values_to_be_between(tree_index)",
         "expect_column_values_to_not_be_null(reason)",
         "expect_column_values_to_not_be_null(message)",
         "expect_column_values_to_match_regex(reason)",
@@ -53,15 +57,37 @@ def test_other_reasons_fail(warehouse: duckdb.DuckDBPyConnection, manifest: dict
         ("UPDATE rejects SET message = NULL WHERE member = ''", {"expect_column_values_to_not_be_null(message)"}),
         ("UPDATE rejects SET member = NULL WHERE member = ''", {"expect_column_values_to_not_be_null(member)",
                                                               "unfetched_source_is_whole_source_reject"}),
-        ("UPDATE rejects SET source_sha256 = NULL", {"unfetched_source_is_whole_source_reject"}),
+        (
+            "UPDATE rejects SET source_sha256 = NULL",
+            {"unfetched_source_is_whole_source_reject", "rejected_tree_is_in_a_member"},
+        ),
         (
             "UPDATE rejects SET source_sha256 = 'abc' WHERE member <> ''",
             {"expect_column_values_to_match_regex(source_sha256)"},
         ),
-        ("DELETE FROM rejects WHERE member = ''", {"rejects_rows_equal_files_rejected"}),
         (
-            "INSERT INTO rejects SELECT * REPLACE ('pro/worse.sgf' AS member) FROM rejects WHERE member <> ''",
-            {"rejects_rows_equal_files_rejected"},
+            "DELETE FROM rejects WHERE member = ''",
+            {"rejects_rows_equal_files_plus_trees_rejected", "file_rows_equal_files_rejected"},
+        ),
+        (
+            "INSERT INTO rejects SELECT * REPLACE ('pro/worse.sgf' AS member) FROM rejects "
+            "WHERE member = 'pro/bad.sgf'",
+            {"rejects_rows_equal_files_plus_trees_rejected", "file_rows_equal_files_rejected"},
+        ),
+        (
+            # a file reject counted as a tree: the total holds, the split does not; a tree of a whole source
+            "UPDATE rejects SET tree_index = 0 WHERE member = 'pro/bad.sgf';"
+            "UPDATE rejects SET tree_index = NULL WHERE member = 'pro/b.sgf';"
+            "UPDATE rejects SET tree_index = -1 WHERE member = ''",
+            {
+                "file_rows_equal_files_rejected",
+                "rejected_tree_is_in_a_member",
+                "expect_column_values_to_be_between(tree_index)",
+            },
+        ),
+        (
+            "UPDATE rejects SET member_raw = 'c6e5' WHERE member = 'pro/bad.sgf'",
+            {"member_raw_only_for_guessed_names"},
         ),
     ],
 )
@@ -73,11 +99,11 @@ def test_injected_fault_is_caught(
 
 
 def test_count_must_match_manifest(warehouse: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    manifest["ingest"]["files_rejected"] = 3
+    manifest["ingest"]["trees_rejected"] = 2
     result = rejects.validate(warehouse, manifest=manifest)
     (failure,) = result.failures()
-    assert failure.expectation == "rejects_rows_equal_files_rejected"
-    assert failure.details == "observed 2, expected 3"
+    assert failure.expectation == "rejects_rows_equal_files_plus_trees_rejected"
+    assert failure.details == "observed 3, expected 4"
 
 
 def test_manifest_without_ingest_facts_raises(warehouse: duckdb.DuckDBPyConnection) -> None:

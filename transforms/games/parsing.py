@@ -11,6 +11,7 @@ from gopat.transforms.games.board import MAX_SIZE as MAX_BOARD_SIZE
 from gopat.transforms.games.board import MIN_SIZE as MIN_BOARD_SIZE
 from gopat.transforms.games.decoding import decode_sgf
 from gopat.transforms.games.errors import RejectError
+from gopat.transforms.games.trees import Flags, collection
 
 HEADER_KEYS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
 PASS = -1
@@ -28,9 +29,6 @@ _POINTS = tuple(
     {bytes((97 + col, 97 + row)): (row, col) for row in range(size) for col in range(size)}
     for size in range(MAX_BOARD_SIZE + 1)
 )
-_EMPTY_VARIATION_RE = re.compile(rb"\(\s*\)")
-_ROOT_WITHOUT_SEMICOLON_RE = re.compile(rb"\(\s*(?=[A-Za-z]{1,64}\s*\[)")
-_NODE_WITHOUT_PAREN_RE = re.compile(rb";\s*[A-Za-z]{1,64}\s*\[")
 _TEXT_CHARS = re.compile(rb"[\\\n\r\t\v\f]")
 
 
@@ -52,22 +50,13 @@ class GameRecord:
     encoding: str = ""
 
 
-class _Flags:
-    """Ordered set of flag names."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class TreeReject:
+    """A game tree of a collection that yields no game, while other trees of the file do."""
 
-    __slots__ = ("names",)
-
-    def __init__(self, names: tuple[str, ...] = ()) -> None:
-        self.names = dict.fromkeys(names)
-
-    def add(self, name: str) -> None:
-        self.names[name] = None
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.names
-
-    def as_tuple(self) -> tuple[str, ...]:
-        return tuple(self.names)
+    tree_index: int
+    reason: str
+    message: str
 
 
 def _gb_badness(text: str) -> int:
@@ -84,7 +73,7 @@ def _gb_badness(text: str) -> int:
     return bad
 
 
-def _value_decoder(encoding: str, flags: _Flags) -> Callable[[bytes], str]:
+def _value_decoder(encoding: str, flags: Flags) -> Callable[[bytes], str]:
     """Decode one SimpleText value of a file read at byte level (``encoding`` utf-8/gb18030).
 
     Valid UTF-8 wins (strong evidence; a strict GB18030 decode is weak evidence: it accepts most
@@ -116,70 +105,6 @@ def _value_decoder(encoding: str, flags: _Flags) -> Callable[[bytes], str]:
         return text
 
     return decode
-
-
-def _start(bb: bytes) -> int:
-    """Index of the first non-whitespace byte (len(bb) if none)."""
-    return len(bb) - len(bb.lstrip())
-
-
-def _repair_start(bb: bytes, flags: _Flags) -> bytes:
-    """Repairs decided by the first bytes: a missing '(' before a root node with properties,
-    or a missing root ';' after '('."""
-    i = _start(bb)
-    if _NODE_WITHOUT_PAREN_RE.match(bb, i):
-        flags.add("repaired_missing_paren")
-        return b"(" + bb[i:]
-    if bb[i : i + 1] == b"(" and _ROOT_WITHOUT_SEMICOLON_RE.match(bb, i):
-        flags.add("repaired_missing_semicolon")
-        return bb[: i + 1] + b";" + bb[i + 1 :]
-    return bb
-
-
-def _unclosed(bb: bytes) -> tuple[int, bytes, str]:
-    """Describe the first game tree left open: (open parens, unread tail, last token kind)."""
-    position = 0
-    while True:
-        tokens, end = sgf_grammar.tokenise(bb, position)
-        if not tokens:
-            return 0, b"", ""
-        depth = 0
-        for kind, token in tokens:
-            if kind == "D":
-                depth += (token == b"(") - (token == b")")
-        if depth:
-            return depth, bb[end:].strip(), tokens[-1][0]
-        position = end
-
-
-def _collection(bb: bytes, flags: _Flags) -> list[sgf_grammar.Coarse_game_tree]:
-    """Parse every game tree with sgfmill, applying the documented repairs on failure."""
-    bb = _repair_start(bb, flags)
-    while True:
-        try:
-            trees: list[sgf_grammar.Coarse_game_tree] = sgf_grammar.parse_sgf_collection(bb)
-            return trees
-        except ValueError as exc:
-            message = str(exc)
-        if message == "no SGF data found":
-            raise RejectError("not_sgf", message)
-        if message.endswith("unexpected end of SGF data"):
-            depth, tail, last = _unclosed(bb)
-            if tail and not tail.startswith(b"["):
-                raise RejectError("parse_error", message)
-            if tail or last == "I" or "repaired_missing_close" in flags:
-                raise RejectError("truncated", message)
-            flags.add("repaired_missing_close")
-            bb = bb.rstrip() + b")" * depth
-        elif (
-            message.endswith("empty sequence")
-            and "repaired_empty_variation" not in flags
-            and _EMPTY_VARIATION_RE.search(bb)
-        ):
-            flags.add("repaired_empty_variation")
-            bb = _EMPTY_VARIATION_RE.sub(b"", bb)
-        else:
-            raise RejectError("parse_error", message)
 
 
 def _board_size(root: dict[str, list[bytes]]) -> int:
@@ -223,7 +148,7 @@ def _setup_points(values: list[bytes], size: int) -> Iterator[tuple[int, int]]:
 
 
 def _apply_setup(
-    stones: dict[tuple[int, int], int], node: dict[str, list[bytes]], size: int, flags: _Flags
+    stones: dict[tuple[int, int], int], node: dict[str, list[bytes]], size: int, flags: Flags
 ) -> None:
     """Apply one node's AB / AW / AE to ``stones`` (point -> colour)."""
     for key, colour in (("AE", 0), ("AB", BLACK), ("AW", WHITE)):
@@ -240,7 +165,7 @@ def _game(
     tree: sgf_grammar.Coarse_game_tree,
     index: int,
     decode: Callable[[bytes], str],
-    flags: _Flags,
+    flags: Flags,
     encoding: str,
 ) -> GameRecord:
     """Build the GameRecord of one coarse game tree; raise RejectError if it is unusable."""
@@ -310,48 +235,59 @@ def _game(
     return GameRecord(index, size, headers, setup, tuple(moves), flags.as_tuple(), encoding)
 
 
-def parse_games(data: bytes) -> list[GameRecord]:
-    """Decode one SGF file and return one GameRecord per game tree of the collection.
+def parse_collection(data: bytes) -> tuple[list[GameRecord], list[TreeReject]]:
+    """Decode one SGF file and return one GameRecord per readable game tree of the collection,
+    and one TreeReject per other tree (docs/releases.md#collections).
 
     The encoding is chosen by :func:`gopat.transforms.games.decoding.decode_sgf`; it and its flags are on
     every record. Repairs (each flagged): a file starting with ``;`` gets a leading ``(``
     (``repaired_missing_paren``), ``(`` directly followed by a property gets the root ``;``
-    (``repaired_missing_semicolon``), data ending cleanly inside open variations is closed
-    (``repaired_missing_close``), empty variations ``()`` are dropped
+    (``repaired_missing_semicolon``), a tree whose data ends cleanly inside open variations is
+    closed (``repaired_missing_close``), empty variations ``()`` are dropped
     (``repaired_empty_variation``). In the main line, AB/AW/AE before the first move are merged
     into the setup (``setup_merged``); after a move they end the move list
     (``setup_in_main_line``), as do a node with two moves (``multiple_moves_in_node``), an
     off-board point (``move_off_board``) and an unreadable one (``move_malformed``). ``[]``,
     ``[tt]`` on boards up to 19 and whitespace (``whitespace_pass``) are passes. Move legality
-    is not checked. A tree that is not usable (not Go, bad board size, setup off the board) is
-    left out and the other records of the file get ``skipped_trees``.
+    is not checked. A tree that cannot be parsed (``truncated``, ``parse_error``) or used (not
+    Go, bad board size, setup off the board) is a TreeReject, and the records of the file get
+    ``skipped_trees``.
 
     Raises
     ------
     RejectError
-        When the file yields no game: ``empty_file``, ``not_sgf``, ``truncated``,
-        ``parse_error``, ``not_go``, ``bad_board_size``, ``board_too_large``,
+        When the file yields no game (the first tree's error): ``empty_file``, ``not_sgf``,
+        ``truncated``, ``parse_error``, ``not_go``, ``bad_board_size``, ``board_too_large``,
         ``board_not_square``, ``setup_off_board``.
     """
     text, encoding, decode_flags = decode_sgf(data)
-    file_flags = _Flags(decode_flags)
+    file_flags = Flags(decode_flags)
     if encoding in _BYTE_LEVEL:
         bb, values_encoding = (data[3:] if "bom" in file_flags else data), encoding
     else:
         bb, values_encoding = text.encode("utf-8"), "utf-8"
-    trees = _collection(bb, file_flags)
+    trees = collection(bb, file_flags)
 
     records: list[GameRecord] = []
-    skipped: list[RejectError] = []
+    errors: list[tuple[int, RejectError]] = []
     for index, tree in enumerate(trees):
-        flags = _Flags(file_flags.as_tuple())
+        if isinstance(tree, RejectError):
+            errors.append((index, tree))
+            continue
+        game_tree, repairs = tree
+        flags = Flags((*file_flags.as_tuple(), *repairs))
         try:
             decode = _value_decoder(values_encoding, flags)
-            records.append(_game(tree, index, decode, flags, encoding))
+            records.append(_game(game_tree, index, decode, flags, encoding))
         except RejectError as exc:
-            skipped.append(exc)
+            errors.append((index, exc))
     if not records:
-        raise skipped[0]
-    if skipped:
+        raise errors[0][1]
+    if errors:
         records = [dataclasses.replace(r, flags=(*r.flags, "skipped_trees")) for r in records]
-    return records
+    return records, [TreeReject(index, error.reason, str(error)) for index, error in errors]
+
+
+def parse_games(data: bytes) -> list[GameRecord]:
+    """The GameRecords of :func:`parse_collection` (the trees it rejects are left out)."""
+    return parse_collection(data)[0]

@@ -14,7 +14,8 @@ import polars as pl
 
 from gopat.transforms.games.board import replay
 from gopat.transforms.games.errors import RejectError
-from gopat.transforms.games.parsing import GameRecord, parse_games
+from gopat.transforms.games.members import Member
+from gopat.transforms.games.parsing import GameRecord, parse_collection
 from gopat.transforms.patterns.extract import GameMoves
 
 HEADERS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
@@ -23,6 +24,8 @@ GAMES_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "source": pl.String,
     "source_sha256": pl.String,
     "member": pl.String,
+    "member_raw": pl.String,
+    "member_name_guessed": pl.Boolean,
     "tree_index": pl.Int32,
     **{name.lower(): pl.String for name in HEADERS},
     "year": pl.Int32,
@@ -48,6 +51,9 @@ REJECTS_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "source": pl.String,
     "source_sha256": pl.String,
     "member": pl.String,
+    "member_raw": pl.String,
+    "member_name_guessed": pl.Boolean,
+    "tree_index": pl.Int32,
     "reason": pl.String,
     "message": pl.String,
 }
@@ -66,33 +72,52 @@ class IngestedShard:
     rejects: pl.DataFrame
     replays: dict[str, GameMoves] = field(default_factory=dict)
     files_ingested: int = 0
+    trees_in: int = 0  # game trees of the files ingested: games + rejected trees (docs/releases.md#ingest-contract)
     seconds: dict[str, float] = field(default_factory=dict)  # 'parse' and 'replay' (with row building)
 
 
 def ingest_members(
-    members: Iterable[tuple[str, bytes]], *, source: str, source_sha256: str
+    members: Iterable[Member | tuple[str, bytes]], *, source: str, source_sha256: str
 ) -> IngestedShard:
-    """Parse and replay every member; a member that yields no game becomes one `rejects` row."""
+    """Parse and replay every member (a Member, or a UTF-8 name and its bytes).
+
+    A member that yields no game becomes one `rejects` row; a game tree of a collection that
+    yields no game while other trees do becomes one `rejects` row with its tree index.
+    """
     game_rows: list[dict[str, Any]] = []
     reject_rows: list[dict[str, Any]] = []
     replays: dict[str, GameMoves] = {}
-    files_ingested = 0
+    files_ingested = trees_in = 0
     parse_seconds = replay_seconds = 0.0
-    for name, data in members:
+    for item in members:
+        member = item if isinstance(item, Member) else Member(*item)
+        name, raw, guessed = member.name, member.name_raw, member.name_guessed
         start = time.perf_counter()
         try:
-            records = parse_games(data)
+            records, rejected = parse_collection(member.data)
         except RejectError as error:
-            reject_rows.append(reject_row(source, source_sha256, name, error.reason, str(error)))
+            reject_rows.append(
+                reject_row(source, source_sha256, name, error.reason, str(error), member_raw=raw, name_guessed=guessed)
+            )
             continue
         finally:
             parsed = time.perf_counter()
             parse_seconds += parsed - start
         files_ingested += 1
+        trees_in += len(records) + len(rejected)
+        reject_rows.extend(
+            reject_row(
+                source, source_sha256, name, tree.reason, tree.message,
+                member_raw=raw, name_guessed=guessed, tree_index=tree.tree_index,
+            )
+            for tree in rejected
+        )
         for record in records:
             game_id = f"{source_sha256[:12]}:{name}" + (f"#{record.tree_index}" if record.tree_index else "")
             row, game = game_row(record, game_id=game_id)
-            row.update(source=source, source_sha256=source_sha256, member=name)
+            row.update(
+                source=source, source_sha256=source_sha256, member=name, member_raw=raw, member_name_guessed=guessed
+            )
             game_rows.append(row)
             replays[game_id] = game
         replay_seconds += time.perf_counter() - parsed
@@ -102,13 +127,33 @@ def ingest_members(
         rejects=pl.DataFrame(reject_rows, schema=REJECTS_SCHEMA),
         replays=replays,
         files_ingested=files_ingested,
+        trees_in=trees_in,
         seconds={"parse": parse_seconds, "replay": replay_seconds},
     )
 
 
-def reject_row(source: str, sha256: str | None, member: str, reason: str, message: str) -> dict[str, Any]:
-    """One `rejects` row."""
-    return {"source": source, "source_sha256": sha256, "member": member, "reason": reason, "message": message}
+def reject_row(
+    source: str,
+    sha256: str | None,
+    member: str,
+    reason: str,
+    message: str,
+    *,
+    member_raw: str | None = None,
+    name_guessed: bool = False,
+    tree_index: int | None = None,
+) -> dict[str, Any]:
+    """One `rejects` row; ``tree_index`` only for a game tree of a file that yields games."""
+    return {
+        "source": source,
+        "source_sha256": sha256,
+        "member": member,
+        "member_raw": member_raw,
+        "member_name_guessed": name_guessed,
+        "tree_index": tree_index,
+        "reason": reason,
+        "message": message,
+    }
 
 
 def game_row(record: GameRecord, *, game_id: str) -> tuple[dict[str, Any], GameMoves]:

@@ -19,3 +19,7 @@ WITH compared AS (
 )
 
 SELECT sequence_sha1, game_id FROM compared WHERE copies > 1;
+
+-- check: member_raw_only_for_guessed_names
+SELECT game_id, member_raw, member_name_guessed FROM games
+WHERE (member_raw IS NOT NULL) IS DISTINCT FROM member_name_guessed;

@@ -1,4 +1,4 @@
--- games: one row per unique game.
+-- games: one row per unique game (member, member_raw, member_name_guessed: docs/releases.md#member-names).
 -- A game whose board size, setup and move sequence (sequence_sha1) repeat an earlier game's is a
 -- duplicate: the first copy in source order, then member path, is kept. Only games of at least 20
 -- moves are compared; shorter records (header-only, abandoned) coincide by chance.
