@@ -86,7 +86,10 @@ def seed_files(tiny_archive: Path, hostile_dir: Path) -> tuple[bytes, ...]:
 def documented_codes(doc: str | None, *, after: str = "") -> frozenset[str]:
     """The ``code`` words of a docstring (from the line ``after`` on): the documented reasons or flags."""
     text = doc or ""
-    return frozenset(re.findall(r"``([a-z][a-z0-9_]*)``", text[text.find(after) :] if after else text))
+    codes = frozenset(re.findall(r"``([a-z][a-z0-9_]*)``", text[text.find(after) :] if after else text))
+    if not codes:  # a moved docstring must not make every reason "undocumented" or every check vacuous
+        raise ValueError(f"no ``code`` words after {after!r} in the docstring")
+    return codes
 
 
 Draw = st.DrawFn

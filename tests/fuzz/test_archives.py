@@ -106,21 +106,8 @@ def reproducer(archive: Archive) -> bytes:
     return archive.data
 
 
-def known_crash(error: NotImplementedError, archive: Archive) -> None:
-    """The one crash this campaign found and reported that is not fixed yet; any other is a failure.
-
-    A zip whose central directory asks for a newer "version needed to extract" than zipfile reads
-    (above 6.3) makes ``zipfile.ZipFile`` raise NotImplementedError, which ``iter_members`` lets
-    through. Remove this once the reader turns it into a documented reject.
-    """
-    assert archive.fmt.startswith("zip") and str(error).startswith("zip file version"), repr(error)
-
-
 @settings(CI, max_examples=250)
 @given(data=st.data())
 def test_archive_reading_survives_fuzzed_archives(tiny_archive: Path, hostile_dir: Path, data: st.DataObject) -> None:
     archive = data.draw(inputs(seed_files(tiny_archive, hostile_dir)))
-    try:
-        check(archive)
-    except NotImplementedError as error:
-        known_crash(error, archive)
+    check(archive)

@@ -13,11 +13,11 @@ from sgfmill import sgf, sgf_moves
 
 from gopat.transforms.games.board import BLACK, MAX_SIZE, MIN_SIZE, WHITE
 from gopat.transforms.games.errors import RejectError
-from gopat.transforms.games.parsing import HEADER_KEYS, PASS, GameRecord, parse_games
+from gopat.transforms.games.parsing import HEADER_KEYS, PASS, GameRecord, parse_collection, parse_games
 from tests.fuzz.strategies import CI, documented_codes, real_files, seed_files, sgf_files
 
 NAME = "parsing"
-REASONS = documented_codes(parse_games.__doc__, after="Raises")
+REASONS = documented_codes(parse_collection.__doc__, after="Raises")
 
 
 def inputs(seeds: tuple[bytes, ...]) -> st.SearchStrategy[bytes]:

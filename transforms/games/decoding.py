@@ -45,7 +45,7 @@ def _ca_codec(data: bytes) -> tuple[str | None, tuple[str, ...]]:
     try:
         codec = codecs.lookup(name).name
         b"(".decode(codec)  # LookupError for codecs that are not text encodings
-    except LookupError:
+    except (LookupError, ValueError):  # ValueError: a name with a NUL byte
         return None, ("ca_unknown",)
     except UnicodeDecodeError:
         pass  # e.g. UTF-16: a charset, but not for a single byte

@@ -242,6 +242,8 @@ def parse_komi(km: str | None) -> tuple[float | None, str | None]:
 
 
 def parse_handicap(ha: str | None) -> int:
-    """HA as an integer, 0 when absent or unreadable."""
+    """HA as an integer, 0 when absent, unreadable or more than a board's points (361)."""
     text = (ha or "").strip()
-    return int(text) if text.isdigit() else 0
+    if not (text.isascii() and text.isdigit()) or len(text) > 3:
+        return 0
+    return int(text) if int(text) <= 361 else 0

@@ -58,10 +58,11 @@ def read_zip(path: Path, limits: Limits) -> Iterator[Member | MemberReject]:
     """Members of a zip archive; names decoded by the UTF-8 flag or guessed (docs/releases.md#member-names)."""
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:  # a "version needed" > 6.3
         with path.open("rb") as file:
             local_header = file.read(4) == ZIP[0]
-        reason = "truncated_archive" if local_header else "corrupt_archive"
+        truncated = local_header and not isinstance(exc, NotImplementedError)
+        reason = "truncated_archive" if truncated else "corrupt_archive"
         yield MemberReject("", reason, str(exc))
         return
     gate = Gate(limits)

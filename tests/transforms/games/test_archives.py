@@ -371,3 +371,16 @@ def test_kind_is_decided_by_content_not_name(tmp_path: Path) -> None:
     bare.write_bytes(b"\n  " + GAME)
     assert archive_kind(bare) == "sgf"
     assert outcome(bare) == [("game.tar.gz", len(GAME) + 3)]
+
+
+def test_a_zip_asking_for_an_unknown_version_is_one_reject(tmp_path: Path) -> None:
+    """Found by the fuzzing campaign (tests/fuzz): zipfile raises NotImplementedError on "version needed" 11.0."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("a.sgf", b"(;GM[1];B[aa])")
+    data = bytearray(buffer.getvalue())
+    data[data.index(b"PK\x01\x02") + 6] = 110
+    path = tmp_path / "new.zip"
+    path.write_bytes(bytes(data))
+    (item,) = list(iter_members(path))
+    assert isinstance(item, MemberReject) and item.reason == "corrupt_archive" and "version" in item.message

@@ -171,3 +171,10 @@ def test_any_utf8_text_without_ca_comes_back_unchanged(value: str) -> None:
     assume("CA" not in value)
     data = ("(;C[" + value + "])").encode()
     assert decode_sgf(data) == (data.decode(), "utf-8", ())
+
+
+def test_a_charset_name_with_a_nul_byte_is_unknown() -> None:
+    """Found by the fuzzing campaign (tests/fuzz): codecs.lookup raises ValueError on a NUL."""
+    text, codec, flags = decode_sgf(b"(;FF[4]CA[a\x00b]SZ[19];B[aa])")
+    assert (codec, "ca_unknown" in flags) == ("utf-8", True)
+    assert text.startswith("(;FF[4]")

@@ -33,3 +33,11 @@ def test_rows_carry_the_name_bytes_and_the_rejected_trees() -> None:
     assert (shard.files_ingested, shard.trees_in) == (2, 4)
     assert shard.trees_in == shard.games.height + shard.rejects["tree_index"].count()
     assert set(shard.replays) == {row[0] for row in games}
+
+
+def test_an_impossible_handicap_is_zero() -> None:
+    """Found by the fuzzing campaign (tests/fuzz): HA beyond Int32, and a digit int() refuses."""
+    members = [(f"{i}.sgf", f"(;GM[1]SZ[19]HA[{ha}];B[aa])".encode()) for i, ha in
+               enumerate(["99999999999", "9" * 40, "²", "362", " 9 "])]
+    shard = ingest_members(members, source="src", source_sha256=SHA)
+    assert shard.games["handicap"].to_list() == [0, 0, 0, 0, 9]
