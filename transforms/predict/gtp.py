@@ -15,7 +15,6 @@ command ends it, as in a search that found nothing new.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from gopat.transforms.predict.predictor import Position, Predictor, score_positi
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _INTEGER = re.compile(r"[0-9]+")
+_FLOAT = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)")
 HEATMAP_LABELS = 10
 ANALYZE_MOVES = 10  # lz-analyze candidates unless `maxmoves N` says otherwise
 ANALYZE_COMMANDS = "gfx/Move probabilities/gopat-heatmap %c"
@@ -141,13 +141,9 @@ class Engine:
 
     def _komi(self, args: tuple[str, ...]) -> str:
         _arity(args, 1)
-        try:
-            komi = float(args[0])
-        except ValueError:
-            raise GtpError("syntax error") from None
-        if not math.isfinite(komi):
+        if not _FLOAT.fullmatch(args[0]):
             raise GtpError("syntax error")
-        self.state.komi = komi
+        self.state.komi = float(args[0])
         return ""
 
     def _play(self, args: tuple[str, ...]) -> str:

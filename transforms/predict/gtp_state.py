@@ -28,9 +28,8 @@ from gopat.transforms.predict.predictor import Candidate, Position
 
 SIZE = BOOK_SIZE  # 19: the only size the predictor was trained on
 PASS = (-1, -1)
-# After the opponent's pass, a candidate less likely than this is not worth a move: the engine
-# passes too and the game ends. A pro's move after a pass is a real endgame point, which the
-# predictor ranks well above this; filling dame and own territory scores far lower.
+# After the opponent's pass the engine plays on only if its best candidate is at least this likely;
+# otherwise it passes too and the game ends.
 PASS_FLOOR = 0.2
 _PAD = 1
 _VERTEX = re.compile(r"([A-HJ-Za-hj-z])([0-9]{1,2})")

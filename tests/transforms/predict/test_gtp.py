@@ -48,7 +48,7 @@ def session(engine: Engine, lines: str) -> str:
 def test_the_standard_commands_answer_with_ids_echoed(engine: Engine) -> None:
     script = "\n".join([
         "1 protocol_version", "name", "2 version", "3 known_command genmove", "known_command kgs-chat",
-        "10 boardsize 19", "boardsize 9", "11 boardsize x", "komi 6.5", "12 komi seven", "clear_board",
+        "10 boardsize 19", "boardsize 9", "11 boardsize x", "komi 6.5", "12 komi 1_0", "clear_board",
         "13 play b D4", "play W q16", "14 play black D4", "play white I4", "play w A20", "play green D5",
         "play b", "20 frobnicate", "30", "  # only a comment", "", "\t\r", "21 quit",
     ])
