@@ -85,7 +85,6 @@ class Engine:
 
     def __init__(self, predictor: Predictor, *, version: str) -> None:
         self.predictor = predictor
-        self.version = version
         self.state = GameState()
         self.commands: dict[str, Callable[[tuple[str, ...]], str]] = {
             "protocol_version": self._fixed("2"), "name": self._fixed("gopat"), "version": self._fixed(version),
@@ -95,7 +94,7 @@ class Engine:
             "showboard": self._showboard, "gogui-analyze_commands": self._fixed(ANALYZE_COMMANDS),
             "gopat-heatmap": self._heatmap, "lz-analyze": self._lz_analyze,
         }  # fmt: skip
-        self.commands["list_commands"] = self._fixed("\n".join(self.commands))
+        self.commands["list_commands"] = self._fixed("\n".join(self.commands))  # every name, itself included
 
     def handle(self, line: str) -> Reply | None:
         """The reply to one input line; None when the line holds no command."""
