@@ -59,15 +59,15 @@ class Engine:
         return text[1:].strip()
 
     def close(self) -> int:
-        """Send quit and wait for the process; its exit code."""
+        """Send quit, wait for the process and close its pipes; its exit code."""
         with contextlib.suppress(GtpFailure, BrokenPipeError):
             self.send("quit")
-        try:
-            return self.process.wait(timeout=30)
-        finally:
-            if self.process.poll() is None:
+        with self.process:  # closes the pipes
+            try:
+                return self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
                 self.process.kill()
-                self.process.wait()
+                raise
 
 
 def gopat_engine(warehouse: Path, *, release: str | None = None) -> Engine:
