@@ -5,10 +5,11 @@ Usage: .venv/bin/python bench/gtp_match.py --warehouse DIR [--release V] [--game
 
 gopat plays Black in the odd games and White in the even ones. Both engines run once for the whole
 match (`boardsize`, `clear_board` and `komi` start each game). Every move of both sides is checked by
-the referee of tests/scenarios/gtp_referee.py (sgfmill and the product's rules); a game ends on two
-passes, a resignation or --max-moves moves and is scored by GNU Go's `final_score`. Prints one line
-per game, then gopat's wins by colour, the mean score from gopat's side and the mean time of a
-`genmove` of each engine (as the referee measures it: command sent to response read).
+the referee of tests/scenarios/gtp_referee.py (sgfmill and the product's rules); a game ends on
+two passes, a resignation or --max-moves moves and is scored by GNU Go's `final_score`. Prints one
+line per game, then (also after Ctrl-C, for the games finished) gopat's wins by colour, the mean
+score from gopat's side and the mean time of a `genmove` of each engine (as the referee measures it:
+command sent to response read).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def main() -> int:
     margins, ends = [], []
     try:
         for number in range(1, args.games + 1):
+            calls = len(gopat.seconds.get("genmove", []))
             colour = "b" if number % 2 else "w"
             black, white = (gopat, gnugo) if colour == "b" else (gnugo, gopat)
             began = time.perf_counter()
@@ -64,12 +66,17 @@ def main() -> int:
             if args.sgf_dir:
                 args.sgf_dir.mkdir(parents=True, exist_ok=True)
                 (args.sgf_dir / f"game-{number:02d}.sgf").write_bytes(game.sgf_bytes())
+            ours = gopat.seconds["genmove"][calls:]
             print(f"game {number:2d}: gopat {'Black' if colour == 'b' else 'White'}, {len(game.moves)} moves, "
                   f"ended by {game.end}, {game.result} ({'gopat' if won else 'GNU Go'} wins), "
-                  f"{time.perf_counter() - began:.0f} s", flush=True)
+                  f"{time.perf_counter() - began:.0f} s, gopat genmove {statistics.fmean(ours):.3f} s mean", flush=True)
+    except KeyboardInterrupt:  # Ctrl-C: the figures of the games played so far
+        print("interrupted", flush=True)
     finally:
         gopat.close()
         gnugo.close()
+    if not margins:
+        return 1
     ours, theirs = gopat.seconds.get("genmove", []), gnugo.seconds.get("genmove", [])
     print(f"gopat won {wins['b'][0] + wins['w'][0]} of {len(margins)} (as Black {wins['b'][0]}/{wins['b'][1]}, "
           f"as White {wins['w'][0]}/{wins['w'][1]}); mean score {statistics.fmean(margins):+.1f} for gopat; "
