@@ -18,6 +18,7 @@ from gopat.transforms.games.records import game_row
 from gopat.transforms.predict.predictor import RESPONSE
 from gopat.transforms.predict.ranking import load_weights
 from tests.effects.warehouse.releases import publish_tables
+from tests.flows.archives import tiny_members, write_archive
 from tests.scenarios.gtp_referee import gnugo_engine, gopat_engine, play_game
 
 GTP = [sys.executable, "-m", "gopat.cli.main", "gtp"]
@@ -25,9 +26,11 @@ GTP = [sys.executable, "-m", "gopat.cli.main", "gtp"]
 
 @pytest.fixture(scope="module")
 def warehouse(prefect_harness: None, tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A release of tiny.tar.gz with the families the shipped weights rank with."""
-    path = tmp_path_factory.mktemp("gtp") / "warehouse"
-    code = main(["build", "--source", str(tiny_archive), "--warehouse", str(path), "--workers", "2", "--quiet",
+    """A release of 100 of tiny's games with the families the shipped weights rank with."""
+    folder = tmp_path_factory.mktemp("gtp")
+    source = write_archive(folder / "train.tar.gz", tiny_members(tiny_archive)[:100])
+    path = folder / "warehouse"
+    code = main(["build", "--source", str(source), "--warehouse", str(path), "--workers", "2", "--quiet",
                  "--families", *load_weights().levels, RESPONSE])
     assert code == 0
     return path
