@@ -14,6 +14,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from gopat.effects.parquet import merge_pattern_stats_files, pattern_stats_writer
+from gopat.effects.warehouse.lock import fault_point
 from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
 from gopat.flows.shards import extract_shard, shard_executor
@@ -59,6 +60,8 @@ def extract_shards(
                 for family, count in events.items():
                     chosen_events[family] += count
                 advance(f"shards of {shard_size} games")
+                if i == 0:
+                    fault_point("extract")  # the cancellation tests: workers are alive here
     return chosen_events
 
 
