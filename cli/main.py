@@ -38,8 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for logger in loggers:
             logger.addFilter(quiet)
     # A command that sets `cancel` (build) stops on SIGTERM and SIGINT with one line (flows/cancel.py).
-    watching = (cancel.watch(describe=args.cancel(args), raise_cancelled=True) if hasattr(args, "cancel")
-                else contextlib.nullcontext())
+    watching = (cancel.watch(describe=args.cancel(args), raise_cancelled=True, quiet=not args.debug)
+                if hasattr(args, "cancel") else contextlib.nullcontext())
     try:
         with watching:
             code: int = args.run(args)
@@ -83,8 +83,6 @@ class _ExpectedErrors(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if cancel.requested() is not None:
-            return False  # the crash reports of a cancelled run: the CLI says it in one line
         error = record.exc_info[1] if record.exc_info else None
         if isinstance(error, EXPECTED):
             record.exc_info = record.exc_text = None

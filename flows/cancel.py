@@ -6,12 +6,13 @@ signal number also reaches a watchdog thread through `signal.set_wakeup_fd`. The
 `finally` paths (shard pools terminated, staging removed, lock released). Should the process still be alive
 `DEADLINE_SECONDS` later (a query or an API call that does not return), the watchdog runs the registered
 cleanups, kills every descendant process (workers, Prefect's temporary API server, Dask), prints the one line
-and exits with 128 + the signal number.
+and exits with 128 + the signal number (docs/releases.md#cancellation).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -40,13 +41,21 @@ class Cancelled(BaseException):
 class _Watch:
     """The state of one process's cancellation: the first signal, the cleanups, whether the line was said."""
 
-    def __init__(self, describe: Callable[[], str]) -> None:
+    def __init__(self, describe: Callable[[], str], *, quiet: bool) -> None:
         self.describe = describe
+        self.quiet = quiet
         self.signum: int | None = None
         self.raised = False
         self.cleanups: list[Callable[[], object]] = []
         self.lock = threading.Lock()
         self.said = False
+
+    def begin(self, signum: int) -> None:
+        """Note the first signal; when quiet, no log record is shown from now on (the line says it all)."""
+        if self.signum is None:
+            self.signum = signum
+            if self.quiet:
+                logging.disable(logging.CRITICAL)
 
     def line(self) -> str | None:
         """The one line `gopat: cancelled by SIG...: ...`, the first time it is asked for after a signal."""
@@ -75,18 +84,20 @@ def cancelled_line() -> str | None:
 
 
 @contextlib.contextmanager
-def watch(*, describe: Callable[[], str], raise_cancelled: bool = False) -> Iterator[None]:
+def watch(*, describe: Callable[[], str], raise_cancelled: bool = False, quiet: bool = False) -> Iterator[None]:
     """Watch for SIGTERM and SIGINT while the block runs (see the module docstring); `describe()` says what stopped.
 
     With `raise_cancelled` (the CLI) the signals get a handler that raises `Cancelled` once; later signals are
-    ignored, the deadline holds. Nested or outside the main thread, this does nothing. After a signal the
-    watchdog keeps its deadline beyond the block, over the interpreter's exit.
+    ignored, the deadline holds. `quiet`: after a signal, log records (Prefect's crash reports, its clients'
+    complaints about a temporary server that Ctrl-C already stopped) are not shown. Nested or outside the main
+    thread, this does nothing. After a signal the watchdog keeps its deadline beyond the block, over the
+    interpreter's exit.
     """
     global _WATCH
     if _WATCH is not None or threading.current_thread() is not threading.main_thread():
         yield
         return
-    state = _WATCH = _Watch(describe)
+    state = _WATCH = _Watch(describe, quiet=quiet)
     read, write = os.pipe()
     os.set_blocking(write, False)
     previous_fd = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
@@ -95,7 +106,7 @@ def watch(*, describe: Callable[[], str], raise_cancelled: bool = False) -> Iter
     def handler(signum: int, frame: FrameType | None) -> None:
         if not state.raised:
             state.raised = True
-            state.signum = state.signum or signum
+            state.begin(signum)
             raise Cancelled(signum)
 
     for signum in previous:
@@ -160,8 +171,7 @@ def _watchdog(state: _Watch, read: int) -> None:
     if not data:
         os.close(read)
         return
-    if state.signum is None:
-        state.signum = data[0]
+    state.begin(data[0])
     time.sleep(DEADLINE_SECONDS)
     for action in list(state.cleanups):
         with contextlib.suppress(Exception):
