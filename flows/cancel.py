@@ -55,7 +55,7 @@ class _Watch:
         if self.signum is None:
             self.signum = signum
             if self.quiet:
-                logging.disable(logging.CRITICAL)
+                _silence()
 
     def line(self) -> str | None:
         """The one line `gopat: cancelled by SIG...: ...`, the first time it is asked for after a signal."""
@@ -71,6 +71,15 @@ class _Watch:
 
 
 _WATCH: _Watch | None = None
+
+
+def _silence() -> None:
+    """Show no log record from now on: `logging.disable`, and each logger disabled for loggers that decide
+    for themselves whether they are enabled (Prefect's internal ones)."""
+    logging.disable(logging.CRITICAL)
+    for logger in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]:
+        if isinstance(logger, logging.Logger):
+            logger.disabled = True
 
 
 def requested() -> int | None:
