@@ -25,7 +25,7 @@ from typing import NoReturn
 
 from gopat.effects.warehouse.layout import Layout, current_version
 
-DEADLINE_SECONDS = 7.0  # then at most STOP_SECONDS to stop the descendants: a cancelled build is gone within 10 s
+DEADLINE_SECONDS = 6.0  # then at most STOP_SECONDS to stop the descendants: a cancelled build is gone within 10 s
 STOP_SECONDS = 1.5
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
