@@ -44,7 +44,7 @@ from tests.scenarios.services import BIN, cli, stop, wait_for
 pytestmark = pytest.mark.slow
 
 CANCEL_SECONDS = 10
-OPTIONS = ("--families", "sq3", "--workers", "2")
+OPTIONS = ("--families", "sq3", "--workers", "1")
 # (step, signal, to the whole process group, with the build's own temporary Prefect server)
 STEPS = (
     ("ingest", signal.SIGTERM, False, True),
@@ -166,7 +166,7 @@ def test_sigterm_and_sigint_at_each_step_stop_the_build_cleanly_and_the_next_bui
         if temporary_server:
             assert any("uvicorn" in p for p in done.started), done.started
         if step == "extract":
-            assert sum("multiprocessing" in p for p in done.started) >= 2, done.started  # the shard workers
+            assert any("multiprocessing.spawn" in p for p in done.started), done.started  # a shard worker
         assert not layout.staging.exists() or list(layout.staging.iterdir()) == [], step
         assert_lock_is_free(warehouse)
         assert_previous_release_is_intact_and_current(base, warehouse, step)
