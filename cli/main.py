@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import logging
@@ -20,6 +21,7 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 from gopat.cli import commands
+from gopat.flows import cancel
 
 # The errors a command reports as one line `gopat: error: ...` (exit 1); anything else is a bug
 # and keeps its traceback.
@@ -35,10 +37,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if quiet is not None:
         for logger in loggers:
             logger.addFilter(quiet)
+    # A command that sets `cancel` (build) stops on SIGTERM and SIGINT with one line (flows/cancel.py).
+    watching = (cancel.watch(describe=args.cancel(args), raise_cancelled=True, quiet=not args.debug)
+                if hasattr(args, "cancel") else contextlib.nullcontext())
     try:
-        code: int = args.run(args)
+        with watching:
+            code: int = args.run(args)
         return code
-    except EXPECTED as error:
+    except BaseException as error:
+        if cancel.requested() is not None:
+            if args.debug:
+                traceback.print_exception(error)
+            cancel.end()  # children stopped, one line, exit 128 + the signal
+        if not isinstance(error, EXPECTED):
+            raise
         if args.debug:
             raise
         print(f"gopat: error: {error}", file=sys.stderr)

@@ -31,7 +31,7 @@ from gopat.effects.warehouse.layout import (
     next_version,
     read_manifest,
 )
-from gopat.effects.warehouse.lock import build_lock, fault_point
+from gopat.effects.warehouse.lock import build_lock, discard_leftovers, fault_point
 from gopat.effects.warehouse.manifest import (
     BuildConfig,
     Ingest,
@@ -41,6 +41,7 @@ from gopat.effects.warehouse.manifest import (
     release_manifest,
 )
 from gopat.effects.warehouse.publish import publish
+from gopat.flows import cancel
 from gopat.flows.artifacts import publish_artifacts
 from gopat.flows.ingest import (
     build_game_tables,
@@ -204,7 +205,9 @@ def build_release(
                           template_families=template_families, template_min_occurrence=template_min_occurrence,
                           game_counts_moves=game_counts_moves)
     timings: dict[str, float] = {}
-    with build_lock(layout):
+    # SIGTERM or SIGINT (a cancelled flow run, the CLI): unwind within a deadline, staging removed (flows/cancel.py).
+    with cancel.watch(describe=cancel.describe_build(layout)), build_lock(layout), \
+            cancel.cleanup(functools.partial(discard_leftovers, layout)):
         with _timed(timings, "fetch"):
             fetched = unique([fetch_source(s, layout.raw, e) for s, e in zip(sources, expected, strict=True)])
         plan = _plan(layout, fetched, config)

@@ -17,6 +17,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from gopat.effects.parquet import merge_pattern_stats_files, pattern_stats_writer, write_move_patterns
+from gopat.effects.warehouse.lock import fault_point
 from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
 from gopat.flows.shards import extract_shard, shard_executor
@@ -69,6 +70,8 @@ def extract_shards(
                 for family, count in counts.items():
                     chosen_events[family] += count
                 advance(f"shards of {shard_size} games")
+                if i == 0:
+                    fault_point("extract")  # the cancellation tests: workers are alive here
     return chosen_events
 
 

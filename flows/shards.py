@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import io
 import multiprocessing
+import signal
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 
@@ -55,8 +56,14 @@ def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[Executor]:
     own workers.
     """
     if check_runner(runner) == LOCAL:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=ignore_sigint)
+        try:
             yield pool
+        except BaseException:
+            stop_pool(pool)
+            raise
+        pool.shutdown()
         return
     from prefect_dask.task_runners import (
         DaskTaskRunner,  # here: importing distributed costs seconds in every local worker
@@ -71,6 +78,22 @@ def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[Executor]:
         task_runner = DaskTaskRunner(address=runner)
     with task_runner:
         yield task_runner.client.get_executor(pure=False)  # type: ignore[no-untyped-call]  # distributed is untyped
+
+
+def ignore_sigint() -> None:
+    """Initializer of local workers: Ctrl-C reaches the whole process group, and the build stops its workers itself
+    (flows/cancel.py), so a worker prints no KeyboardInterrupt of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Drop the pool's queued shards and terminate its workers at once, not after the shards they are running."""
+    processes = list((pool._processes or {}).values())  # the executor has no public way to stop its workers
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=5)
 
 
 def extract_shard(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from gopat.cli.commands import DEFAULT_WAREHOUSE
@@ -28,7 +29,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     build.add_argument("--runner", default="local",
                        help="where shard work runs: local (processes), dask (a local cluster) or tcp://HOST:PORT")
     build.add_argument("--quiet", action="store_true", help="no progress bar and no log lines, only the result")
-    build.set_defaults(run=run)
+    build.set_defaults(run=run, cancel=cancelled)
+
+
+def cancelled(args: argparse.Namespace) -> Callable[[], str]:
+    """What the line of this build, if cancelled, says about its warehouse (flows/cancel.py)."""
+    from gopat.effects.warehouse.layout import Layout
+    from gopat.flows.cancel import describe_build
+
+    return describe_build(Layout(Path(args.warehouse).resolve()))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -54,17 +54,18 @@ def build_lock(layout: Layout) -> Iterator[None]:
         fh.write(f"{os.getpid()}\n")
         fh.flush()
         recover(layout)
-        yield
+        try:
+            yield
+        except BaseException:
+            discard_leftovers(layout)  # also when a second signal cut a `finally` of the build short
+            raise
 
 
-def recover(layout: Layout) -> list[str]:
-    """Remove what an interrupted build left behind and make the catalog match the disk.
+def discard_leftovers(layout: Layout) -> list[str]:
+    """Remove hidden temporary release folders, trash, temporary CURRENT and catalog files and staging/.
 
-    Call only under the build lock. Removes hidden temporary release folders, trash, temporary
-    CURRENT and catalog files and staging/ (raw/ keeps its `.part` files so downloads resume).
-    Returns the names of what was removed or rebuilt.
+    Call only under the build lock (raw/ keeps its `.part` files so downloads resume). Returns the names removed.
     """
-    done = []
     leftovers = []
     if layout.releases.is_dir():
         leftovers += [p for p in layout.releases.iterdir() if p.name.startswith((".tmp-", ".trash-", "CURRENT.tmp-"))]
@@ -74,7 +75,17 @@ def recover(layout: Layout) -> list[str]:
         leftovers += list(layout.staging.iterdir())
     for path in sorted(leftovers):
         remove(path)
-        done.append(path.name)
+    return [path.name for path in sorted(leftovers)]
+
+
+def recover(layout: Layout) -> list[str]:
+    """Remove what an interrupted build left behind and make the catalog match the disk.
+
+    Call only under the build lock. Removes hidden temporary release folders, trash, temporary
+    CURRENT and catalog files and staging/ (raw/ keeps its `.part` files so downloads resume).
+    Returns the names of what was removed or rebuilt.
+    """
+    done = discard_leftovers(layout)
     if layout.releases.is_dir() and catalog_state(layout) != disk_state(layout):
         refresh_catalog(layout)
         done.append(layout.catalog.name)

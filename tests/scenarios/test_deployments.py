@@ -5,17 +5,10 @@ deployment served by `gopat serve`."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
 import subprocess
-import sys
-import time
 import urllib.request
-from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TypeVar
 from uuid import UUID
 
 import polars as pl
@@ -33,92 +26,14 @@ from prefect.client.schemas.filters import (
 from prefect.client.schemas.objects import FlowRun
 from prefect.client.schemas.schedules import RRuleSchedule
 from prefect.deployments import run_deployment
-from prefect.settings import PREFECT_API_URL, temporary_settings
 
 from gopat.effects.warehouse.fetch import sha256_file
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, versions
 from gopat.flows.artifacts import DATA_DOCS_KEY, SUMMARY_KEY, TOP_PATTERNS_KEY, TOP_PER_FAMILY
+from tests.scenarios.services import BIN, REPO, cli, stop, wait_for
 
-REPO = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 DEPLOYMENT = "scheduled-build/nightly"
 FAMILIES = ["d12", "sq3"]
-T = TypeVar("T")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_for(what: str, probe: Callable[[], T | None], *, timeout: float, process: subprocess.Popen, log: Path) -> T:
-    """Poll `probe` until it returns something, failing early if `process` exits."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"{what}: process exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            result = probe()
-        except Exception:
-            result = None
-        if result is not None:
-            return result
-        time.sleep(0.5)
-    pytest.fail(f"{what}: not ready after {timeout} s:\n{log.read_text()[-3000:]}")
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """Stop a process started with its own session, and its children."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """`prefect server start` on a free loopback port with its own PREFECT_HOME; yields the client env."""
-    home = tmp_path_factory.mktemp("prefect-home")
-    port = _free_port()
-    env = {
-        **os.environ,
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "PREFECT_HOME": str(home),
-        "PREFECT_API_URL": f"http://127.0.0.1:{port}/api",
-        "PREFECT_WORKER_QUERY_SECONDS": "1",
-        "PREFECT_RUNNER_POLL_FREQUENCY": "1",
-        # The scheduler visits deployments every 60 s by default; a test schedule due in seconds
-        # needs it to look sooner (the service and its queries are the same).
-        "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "2",
-    }
-    # Telemetry stays off by the repository's defaults alone (pyproject.toml [tool.prefect]).
-    for name in ("PREFECT_SERVER_ANALYTICS_ENABLED", "DO_NOT_TRACK"):
-        env.pop(name, None)
-    log = home / "server.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port), "--no-ui"],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-    try:
-        health = f"{env['PREFECT_API_URL']}/health"
-        _wait_for("prefect server", lambda: urllib.request.urlopen(health, timeout=2).read(),
-                  timeout=180, process=process, log=log)
-        with temporary_settings(updates={PREFECT_API_URL: env["PREFECT_API_URL"]}):
-            yield env
-    finally:
-        _stop(process)
-
-
-def _cli(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
-    assert done.returncode == 0, f"{' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done.stdout
 
 
 @pytest.fixture(scope="module")
@@ -177,8 +92,8 @@ def scheduled(server: dict[str, str], run_parameters: dict, tmp_path_factory: py
     the nightly deployment gets a second schedule (two runs, the first in 15 s, with this test's
     parameters). The server's scheduler must create both runs and the worker run them.
     """
-    _cli(server, "prefect", "work-pool", "create", "gopat-process", "--type", "process")
-    _cli(server, "prefect", "--no-prompt", "deploy", "--all")
+    cli(server, "prefect", "work-pool", "create", "gopat-process", "--type", "process")
+    cli(server, "prefect", "--no-prompt", "deploy", "--all")
     log = tmp_path_factory.mktemp("worker") / "worker.log"
     with log.open("w") as out:
         worker = subprocess.Popen([str(BIN / "prefect"), "worker", "start", "--pool", "gopat-process", "--limit", "1"],
@@ -203,9 +118,9 @@ def scheduled(server: dict[str, str], run_parameters: dict, tmp_path_factory: py
             done = len(runs) == SCHEDULED_RUNS and all(r.state is not None and r.state.is_final() for r in runs)
             return runs if done else None
 
-        return _wait_for("two scheduled runs", finished, timeout=900, process=worker, log=log)
+        return wait_for("two scheduled runs", finished, timeout=900, process=worker, log=log)
     finally:
-        _stop(worker)
+        stop(worker)
 
 
 @pytest.fixture(scope="module")
@@ -303,7 +218,7 @@ def test_gopat_serve_serves_the_same_deployment_and_a_rerun_publishes_nothing(
                                  stderr=subprocess.STDOUT, start_new_session=True)
     try:
         with get_client(sync_client=True) as client:
-            served = _wait_for("gopat serve", lambda: client.read_deployment_by_name(DEPLOYMENT),
+            served = wait_for("gopat serve", lambda: client.read_deployment_by_name(DEPLOYMENT),
                                timeout=120, process=serve, log=log)
         assert served.work_pool_name is None
         assert (served.entrypoint, served.parameters, served.description) == (
@@ -313,7 +228,7 @@ def test_gopat_serve_serves_the_same_deployment_and_a_rerun_publishes_nothing(
         ]
         rerun = _run(run_parameters)
     finally:
-        _stop(serve)
+        stop(serve)
     code = {v: read_manifest(layout, v)["code_version"] for v in versions(layout)}
     assert rerun.state.message == (
         f"no new or changed source in {run_parameters['sources_file']}: "
