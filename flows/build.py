@@ -57,7 +57,7 @@ from gopat.flows.shards import check_runner
 from gopat.transforms.analytics.counting import build_game_counts
 from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
 from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES, check_event_families
-from gopat.transforms.patterns.families import DEFAULT_FAMILIES, FAMILIES
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES, check_families
 from gopat.transforms.patterns.templates import DEFAULT_MIN_OCCURRENCE, build_dont_care_templates
 
 PUBLISHED = (
@@ -197,9 +197,7 @@ def build_release(
     run = Run(workers=workers or os.cpu_count() or 1, shard_size=shard_size, pattern_shard_size=pattern_shard_size,
               show=show_progress, runner=runner)
     check_runner(runner)
-    unknown = sorted(set(families) - set(FAMILIES))
-    if unknown:
-        raise ValueError(f"unknown pattern families {unknown}; known: {sorted(FAMILIES)}")
+    check_families(families)
     check_event_families(event_families)
     config = build_config(families=families, event_families=event_families, fuseki_moves=fuseki_moves,
                           template_families=template_families, template_min_occurrence=template_min_occurrence,

@@ -48,6 +48,10 @@ def run(args: argparse.Namespace) -> int:
     check_sources(args.source)
     if len(args.expected_sha256) > len(args.source):
         raise ValueError("more --expected-sha256 values than --source values")
+    if args.families:
+        from gopat.transforms.patterns.families import check_families
+
+        check_families(args.families)
     if args.move_patterns:
         from gopat.transforms.patterns.canonical import check_event_families
 

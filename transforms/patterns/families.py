@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -117,3 +118,11 @@ FAMILIES: dict[str, Family] = _registry(
 DEFAULT_FAMILIES: tuple[str, ...] = ("d12", "sq3", "sq5", "dia13", "blk4")
 # Move prediction (transforms/predict/predictor.py) reads d12 and the levels its weights file names (shipped: all five).
 PREDICTION_FAMILIES: tuple[str, ...] = ("lib5", "lib9", "lib13", "dia21", "dia29")
+
+
+def check_families(names: Sequence[str]) -> tuple[str, ...]:
+    """`names` if every one is a registered pattern family, else ValueError naming the unknown ones."""
+    unknown = sorted(set(names) - set(FAMILIES))
+    if unknown:
+        raise ValueError(f"unknown pattern families {unknown}; known: {sorted(FAMILIES)}")
+    return tuple(names)
