@@ -89,11 +89,15 @@ def ignore_sigint() -> None:
 def stop_pool(pool: ProcessPoolExecutor) -> None:
     """Drop the pool's queued shards and terminate its workers at once, not after the shards they are running."""
     processes = list((pool._processes or {}).values())  # the executor has no public way to stop its workers
-    pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.terminate()
     for process in processes:
         process.join(timeout=5)
+        if process.exitcode is None:
+            process.kill()
+    # Last: the executor's own thread also reaps the workers, and only after it is done does every
+    # worker report its exit code (a shutdown that did not wait lost that race once under load).
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def extract_shard(
