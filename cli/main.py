@@ -9,6 +9,8 @@ import importlib
 import logging
 import os
 import pkgutil
+import select
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -43,7 +45,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with watching:
             code: int = args.run(args)
+            sys.stdout.flush()
         return code
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise
+        # The reader went away (`gopat search ... | head`): stop quietly, as a shell tool that SIGPIPE ends, and
+        # point stdout at /dev/null so that the interpreter's last flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except BaseException as error:
         if cancel.requested() is not None:
             if args.debug:
@@ -74,6 +84,17 @@ def parser() -> argparse.ArgumentParser:
     for module in sorted(m.name for m in pkgutil.iter_modules(commands.__path__)):
         importlib.import_module(f"gopat.cli.commands.{module}").register(subparsers)
     return top
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader has closed it (poll reports an error on its end)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by an object without a file (io.StringIO in tests)
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & select.POLLERR for _, events in poller.poll(0))
 
 
 class _ExpectedErrors(logging.Filter):

@@ -26,9 +26,9 @@ from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.games.archives import MemberReject, iter_members
 from gopat.transforms.games.board import BLACK, WHITE
 from gopat.transforms.games.errors import RejectError
+from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.games.parsing import parse_games
 from gopat.transforms.games.records import game_row, ingest_members
-from gopat.transforms.patterns.extract import GameMoves
 from gopat.transforms.predict.book import BOOK_MOVES, BOOK_SIZE, Book, build_book
 from gopat.transforms.predict.predictor import Predictor, load_predictor
 from gopat.transforms.predict.ranking import Weights, load_weights

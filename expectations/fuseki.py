@@ -43,12 +43,17 @@ SCHEMA = {
 POSITION_RE = r"^B:(?:[a-s]{2}(?: [a-s]{2})*)?\|W:(?:[a-s]{2}(?: [a-s]{2})*)?$"
 
 
-def load_opening_games(con: duckdb.DuckDBPyConnection, table: str) -> int | None:
-    """Create temp.opening_games (fuseki__games.sql) over the moves `table` holds; return them (None: empty).
+def load_opening_games(con: duckdb.DuckDBPyConnection, table: str, manifest: Mapping[str, Any]) -> int | None:
+    """Create temp.opening_games (fuseki__games.sql) for the build's number of opening moves; return it (None: not
+    known and the table empty).
 
-    `table` is one of the module constants `fuseki` or `opening_tree`, never user input.
+    The number is the manifest's `config.fuseki_moves`, else the largest `moves` of `table` (one of the module
+    constants `fuseki` or `opening_tree`, never user input): a build whose games are all shorter than the
+    opening has an empty table and no opening games.
     """
-    moves = con.execute(f"SELECT max(moves) FROM {table}").fetchall()[0][0]
+    moves = manifest.get("config", {}).get("fuseki_moves")
+    if moves is None:
+        moves = con.execute(f"SELECT max(moves) FROM {table}").fetchall()[0][0]
     con.execute("SET VARIABLE opening_moves = ?", [moves or 1])
     con.execute(sql_text("fuseki__d4"))
     con.execute(sql_text("fuseki__games"))
@@ -60,14 +65,14 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
 
     Canonical forms are rechecked against all 8 symmetries in DuckDB (expectations__fuseki.sql); the games counted are
     rechecked against the opening games of the `games` and `moves` tables (fuseki__games.sql
-    with the table's `moves`) and the manifest's game count. GX asserts every violation count is 0.
+    with the build's number of opening moves) and the manifest's game count. GX asserts every violation count is 0.
     """
     games = manifest_fact(manifest, "ingest", "games")
     columns = table_columns(con, TABLE)
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(name not in columns for name in SCHEMA):
         return run_invariants(TABLE, [schema])
-    load_opening_games(con, TABLE)
+    load_opening_games(con, TABLE, manifest)
     try:
         invariants = [schema, *sql_invariants(con, "expectations__fuseki")]
     finally:

@@ -56,7 +56,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(name not in columns for name in SCHEMA):
         return run_invariants(TABLE, [schema])
-    moves = load_opening_games(con, TABLE)
+    moves = load_opening_games(con, TABLE, manifest)
     con.execute(sql_text("expectations__opening_tree_frames"))
     checks = sql_checks("expectations__opening_tree")
     leaves = checks.pop(LEAVES_MATCH_FUSEKI)

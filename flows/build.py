@@ -309,7 +309,7 @@ def _tables_and_suites(
     """
     with _side_tasks(con) as side:
         game_analytics = side(build_game_analytics, plan.config)
-        game_suites = side(validate_tables, {"ingest": asdict(ingest)}, tables=GAME_TABLES,
+        game_suites = side(validate_tables, {"ingest": asdict(ingest), "config": plan.config}, tables=GAME_TABLES,
                            wait_for=[game_analytics])
         with _timed(timings, "aggregate"):
             pattern_stats = pattern_stats_file(con, stage, previous=plan.previous, show=run.show)

@@ -12,7 +12,7 @@ from prefect.cache_policies import NO_CACHE
 from gopat.effects.evaluation import predictor_for, read_games, record_evaluation, release_version
 from gopat.effects.warehouse.fetch import sha256_file
 from gopat.effects.warehouse.layout import Layout, code_version, created_now
-from gopat.transforms.patterns.extract import GameMoves
+from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.predict.predictor import Predictor, evaluate
 from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, Weights, load_weights
 

@@ -23,6 +23,7 @@ from gopat.flows.progress import progress
 from gopat.flows.shards import shard_executor
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.games.archives import Limits, MemberReject, iter_members
+from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.games.records import (
     GAMES_SCHEMA,
     MOVES_SCHEMA,
@@ -31,7 +32,6 @@ from gopat.transforms.games.records import (
     ingest_members,
     reject_row,
 )
-from gopat.transforms.patterns.extract import GameMoves
 
 T = TypeVar("T")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

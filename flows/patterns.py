@@ -22,7 +22,7 @@ from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
 from gopat.flows.shards import extract_shard, shard_executor
 from gopat.transforms.analytics.loader import sql_text
-from gopat.transforms.patterns.extract import GameMoves
+from gopat.transforms.games.packed import GameMoves
 
 SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
 SAMPLE_SHARDS = 4  # shards whose keys give the parts' key ranges

@@ -33,8 +33,9 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 import polars as pl
 import pyarrow.parquet as pq
 
+from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.patterns.canonical import CANONICAL_SCHEMA, EVENTS_SCHEMA, canonical_events, canonical_shard
-from gopat.transforms.patterns.extract import GameMoves, extract
+from gopat.transforms.patterns.extract import extract
 
 SYMMETRIES = (8, 16)
 LOCAL, DASK = "local", "dask"

@@ -1,22 +1,35 @@
 """Smoke test of bench/run.py on tiny.tar.gz: the benchmark runs end to end and flags a regression."""
 
+import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from prefect.settings import PREFECT_API_URL
+from prefect.testing.utilities import prefect_test_harness
 
 REPO = Path(__file__).resolve().parents[2]
 PHASES = ("fetch", "ingest", "extract", "aggregate", "analytics", "validate", "publish", "other")
 
 
+@pytest.fixture(scope="module")
+def prefect_api() -> Iterator[str]:
+    """One Prefect API for the smoke run's four builds: each would otherwise start and stop a temporary server of
+    its own (about 18 s each here). What the benchmark itself measures keeps the embedded default."""
+    with prefect_test_harness(server_startup_timeout=120):
+        yield PREFECT_API_URL.value()
+
+
 @pytest.mark.slow
-def test_benchmark_smoke_reports_every_figure_and_flags_a_regression(tiny_archive):
+def test_benchmark_smoke_reports_every_figure_and_flags_a_regression(tiny_archive: Path, prefect_api: str) -> None:
     run = subprocess.run(
         [sys.executable, str(REPO / "bench" / "run.py"), "--corpus", str(tiny_archive), "--runs", "1",
          "--scaling", "--incremental", "--new-games", "50", "--max-ratio", "0.001"],
         capture_output=True, text=True, timeout=900, check=False,
+        env={**os.environ, "PREFECT_API_URL": prefect_api},
     )
     out = run.stdout
     assert run.returncode == 1, run.stdout + run.stderr  # no build of 200 games beats 0.001 x sgfmill

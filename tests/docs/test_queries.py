@@ -3,6 +3,9 @@ columns its documented output shows."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -11,6 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from gopat.cli.main import main
 from tests.docs.release import REPO, tiny_release
 
 pytestmark = pytest.mark.slow
@@ -91,3 +95,29 @@ def test_the_trend_of_a_shape_counts_every_chosen_event(catalog: duckdb.DuckDBPy
     chosen = catalog.execute(
         "SELECT chosen FROM current.pattern_stats WHERE family = 'd12' AND symmetry = 16 AND key = ?", [key]).fetchone()
     assert chosen is not None and dated + undated == chosen[0] > 0
+
+
+def test_every_game_that_played_the_shape_is_a_search_hit_at_or_before_that_move(
+    tmp_path_factory: pytest.TempPathFactory, shared_dir: Path, catalog: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    """§21: the diagram is the SQL's sq3 key, and `gopat search` finds every game that played it, no later."""
+    section = next(s for s in re.split(r"^## ", COOKBOOK.read_text(), flags=re.MULTILINE) if s.startswith("21."))
+    key = re.search(r"key8 = '(\d+)'", section)
+    diagram = re.search(r"```text\n(.*?)```", section, flags=re.DOTALL)
+    assert key and diagram
+    cells = "".join(diagram[1].split())
+    assert "1" + cells.translate(str.maketrans(".XO", "012")) == key[1]  # Black to move, then the cells
+    played = dict(catalog.execute(
+        "SELECT game_id, min(move_number) FROM current.move_patterns WHERE family = 'sq3' AND key8 = ? "
+        "GROUP BY game_id", [key[1]]).fetchall())
+    assert played
+    pattern = tmp_path / "shape.txt"
+    pattern.write_text(diagram[1])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["search", str(pattern), "--to-move", "B", "--json",
+                     "--warehouse", str(tiny_release(tmp_path_factory, shared_dir))])
+    assert code == 0
+    hits = {game["game_id"]: game["move"] for game in json.loads(out.getvalue())["games"]}
+    assert all(game in hits and hits[game] <= move - 1 for game, move in played.items())
+    assert len(hits) > len(played)  # the shape also arose in games where nobody played into it

@@ -96,3 +96,16 @@ def test_injected_fault_is_caught(con: duckdb.DuckDBPyConnection, fault: str, ch
 
 def test_more_games_than_the_manifest_is_caught(con: duckdb.DuckDBPyConnection) -> None:
     assert "fuseki_games_within_manifest_games" in _failures(con, games=10)
+
+
+def test_games_shorter_than_the_opening_give_an_empty_table_that_passes(
+    warehouse: duckdb.DuckDBPyConnection,
+) -> None:
+    """Every game ends before move 30: the table is empty and the suite counts the opening games for the build's
+    30 moves (the manifest's config), not for the empty table's."""
+    build_fuseki(warehouse, moves=30)
+    assert warehouse.execute("SELECT count(*) FROM fuseki").fetchall() == [(0,)]
+    result = fuseki.validate(warehouse, manifest={"ingest": {"games": 5}, "config": {"fuseki_moves": 30}})
+    assert result.success, result.failures()
+    claimed = fuseki.validate(warehouse, manifest={"ingest": {"games": 5}, "config": {"fuseki_moves": 2}})
+    assert "fuseki_games_are_the_opening_games" in {outcome.expectation for outcome in claimed.failures()}

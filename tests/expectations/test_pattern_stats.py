@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -78,24 +76,14 @@ CHOSEN_EVENTS = {name: sum(chosen for _, _, chosen in raw) for name, raw in EVEN
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A DuckDB file with the brute-force pattern_stats table, built once."""
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A DuckDB file with the brute-force pattern_stats table, built once; each test gets a copy (`con`)."""
     path = tmp_path_factory.mktemp("patterns") / "template.duckdb"
     con = duckdb.connect(str(path))
     con.execute(DDL)
     con.executemany("INSERT INTO pattern_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ROWS)
     con.close()
     return path
-
-
-@pytest.fixture
-def table(template: Path, tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A connection to a fresh copy of the template file."""
-    path = tmp_path / "patterns.duckdb"
-    shutil.copyfile(template, path)
-    con = duckdb.connect(str(path))
-    yield con
-    con.close()
 
 
 @pytest.fixture
@@ -120,14 +108,14 @@ def row_where(con: duckdb.DuckDBPyConnection, condition: str) -> tuple[str, int,
     ).fetchall()[0]
 
 
-def test_seed_example_is_in_the_brute_force_table(table: duckdb.DuckDBPyConnection) -> None:
+def test_seed_example_is_in_the_brute_force_table(con: duckdb.DuckDBPyConnection) -> None:
     query = f"SELECT symmetry, orbit_size FROM pattern_stats WHERE key = '{SEED_CANONICAL}' ORDER BY 1"
-    found = table.sql(query).fetchall()
+    found = con.sql(query).fetchall()
     assert found == [(8, 2), (16, 4)]
 
 
-def test_valid_table_passes(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    result = pattern_stats.validate(table, manifest=manifest)
+def test_valid_table_passes(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    result = pattern_stats.validate(con, manifest=manifest)
     assert result.success, result.failures()
     names = [outcome.expectation for outcome in result.outcomes]
     assert set(names) >= {
@@ -147,73 +135,73 @@ def test_valid_table_passes(table: duckdb.DuckDBPyConnection, manifest: dict) ->
 
 
 def test_many_small_batches_and_parts_give_the_same_verdicts(
-    table: duckdb.DuckDBPyConnection, manifest: dict, monkeypatch: pytest.MonkeyPatch
+    con: duckdb.DuckDBPyConnection, manifest: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(pattern_stats_keys, "BATCH_ROWS", 7)
     monkeypatch.setattr(pattern_stats_keys, "MERGE_PARTITION_ROWS", 5)  # 8 or 16 scratch tables per family
-    assert not failing(table, manifest)
-    family, symmetry, key, _, _ = row_where(table, "family = 'dia13' AND symmetry = 8 AND chosen = 0")
-    table.execute("INSERT INTO pattern_stats SELECT * FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?",
-                  [family, symmetry, key])
-    assert failing(table, manifest) == {
+    assert not failing(con, manifest)
+    family, symmetry, key, _, _ = row_where(con, "family = 'dia13' AND symmetry = 8 AND chosen = 0")
+    con.execute("INSERT INTO pattern_stats SELECT * FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?",
+                [family, symmetry, key])
+    assert failing(con, manifest) == {
         "family_symmetry_key_unique",
         "symmetry16_totals_equal_symmetry8",
         "symmetry16_is_symmetry8_merged_by_colour_swap",
     }
-    table.execute("CREATE OR REPLACE TABLE pattern_stats AS SELECT DISTINCT * FROM pattern_stats")
-    assert not failing(table, manifest)
-    family, symmetry, key, _, _ = row_where(table, "family = 'sq5' AND symmetry = 16 AND orbit_size = 16")
-    table.execute(
+    con.execute("CREATE OR REPLACE TABLE pattern_stats AS SELECT DISTINCT * FROM pattern_stats")
+    assert not failing(con, manifest)
+    family, symmetry, key, _, _ = row_where(con, "family = 'sq5' AND symmetry = 16 AND orbit_size = 16")
+    con.execute(
         "UPDATE pattern_stats SET orbit_size = 8 WHERE family = ? AND symmetry = ? AND key = ?", [family, symmetry, key]
     )
-    assert failing(table, manifest) == {"orbit_size_matches_key"}
+    assert failing(con, manifest) == {"orbit_size_matches_key"}
 
 
 @pytest.mark.parametrize("symmetry", [8, 16])
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_non_canonical_key_is_caught(
-    table: duckdb.DuckDBPyConnection, manifest: dict, family: str, symmetry: int
+    con: duckdb.DuckDBPyConnection, manifest: dict, family: str, symmetry: int
 ) -> None:
-    _, _, key, _, _ = row_where(table, f"family = '{family}' AND symmetry = {symmetry} AND orbit_size > 1")
+    _, _, key, _, _ = row_where(con, f"family = '{family}' AND symmetry = {symmetry} AND orbit_size > 1")
     group = FAMILIES[family].group(symmetry)
     variant = max(group.apply(element, parse_key(key)) for element in group.elements)
     text = key_string(variant, len(key))
-    table.execute(
+    con.execute(
         "UPDATE pattern_stats SET key = ? WHERE family = ? AND symmetry = ? AND key = ?", [text, family, symmetry, key]
     )
     expected = {"key_is_canonical", "key_variants_recanonicalise_to_key"}
     if symmetry == 16:
         expected.add("symmetry16_is_symmetry8_merged_by_colour_swap")
-    result = pattern_stats.validate(table, manifest=manifest)
+    result = pattern_stats.validate(con, manifest=manifest)
     assert {outcome.expectation for outcome in result.failures()} == expected
     details = {outcome.expectation: outcome.details for outcome in result.failures()}
     assert f"{family}/{symmetry} {text}: canonical form {key}" in details["key_is_canonical"]
 
 
-def test_seed_printed_hash_is_not_canonical(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    table.execute(f"UPDATE pattern_stats SET key = '{SEED_HASH}' WHERE key = '{SEED_CANONICAL}' AND symmetry = 8")
-    assert failing(table, manifest) == {"key_is_canonical", "key_variants_recanonicalise_to_key"}
+def test_seed_printed_hash_is_not_canonical(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    con.execute(f"UPDATE pattern_stats SET key = '{SEED_HASH}' WHERE key = '{SEED_CANONICAL}' AND symmetry = 8")
+    assert failing(con, manifest) == {"key_is_canonical", "key_variants_recanonicalise_to_key"}
 
 
-def test_wrong_orbit_sizes_are_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    family, symmetry, key, _, _ = row_where(table, "family = 'dia13' AND symmetry = 8 AND orbit_size = 8")
+def test_wrong_orbit_sizes_are_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    family, symmetry, key, _, _ = row_where(con, "family = 'dia13' AND symmetry = 8 AND orbit_size = 8")
     update = "UPDATE pattern_stats SET orbit_size = ? WHERE family = ? AND symmetry = ? AND key = ?"
-    table.execute(update, [4, family, symmetry, key])
-    assert failing(table, manifest) == {"orbit_size_matches_key"}
-    table.execute(update, [3, family, symmetry, key])
-    assert failing(table, manifest) == {"orbit_size_matches_key", "orbit_size_divides_symmetry"}
-    table.execute(update, [0, family, symmetry, key])
-    assert failing(table, manifest) == {"orbit_size_matches_key", "orbit_size_divides_symmetry"}
+    con.execute(update, [4, family, symmetry, key])
+    assert failing(con, manifest) == {"orbit_size_matches_key"}
+    con.execute(update, [3, family, symmetry, key])
+    assert failing(con, manifest) == {"orbit_size_matches_key", "orbit_size_divides_symmetry"}
+    con.execute(update, [0, family, symmetry, key])
+    assert failing(con, manifest) == {"orbit_size_matches_key", "orbit_size_divides_symmetry"}
 
 
-def test_chosen_above_occurrence_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    family, symmetry, key, _, _ = row_where(table, "family = 'sq3' AND symmetry = 8")
-    table.execute(
+def test_chosen_above_occurrence_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    family, symmetry, key, _, _ = row_where(con, "family = 'sq3' AND symmetry = 8")
+    con.execute(
         "UPDATE pattern_stats SET chosen = occurrence + 1, chosen_rate = (occurrence + 1) / occurrence "
         "WHERE family = ? AND symmetry = ? AND key = ?",
         [family, symmetry, key],
     )
-    assert failing(table, manifest) == {
+    assert failing(con, manifest) == {
         "chosen_between_0_and_occurrence",
         "chosen_rate_between_0_and_1",
         "chosen_sum_equals_manifest_chosen_events",
@@ -222,14 +210,14 @@ def test_chosen_above_occurrence_is_caught(table: duckdb.DuckDBPyConnection, man
     }
 
 
-def test_symmetry16_table_with_other_totals_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    family, symmetry, key, _, _ = row_where(table, "family = 'blk4' AND symmetry = 16")
-    table.execute(
+def test_symmetry16_table_with_other_totals_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    family, symmetry, key, _, _ = row_where(con, "family = 'blk4' AND symmetry = 16")
+    con.execute(
         "UPDATE pattern_stats SET occurrence = occurrence + 5, chosen_rate = chosen / (occurrence + 5) "
         "WHERE family = ? AND symmetry = ? AND key = ?",
         [family, symmetry, key],
     )
-    result = pattern_stats.validate(table, manifest=manifest)
+    result = pattern_stats.validate(con, manifest=manifest)
     assert {o.expectation for o in result.failures()} == {
         "symmetry16_totals_equal_symmetry8",
         "symmetry16_is_symmetry8_merged_by_colour_swap",
@@ -237,9 +225,9 @@ def test_symmetry16_table_with_other_totals_is_caught(table: duckdb.DuckDBPyConn
     assert f"{family} {key}: merged 8 occurrence" in result.failures()[-1].details
 
 
-def test_symmetry16_table_with_moved_counts_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+def test_symmetry16_table_with_moved_counts_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
     """Same totals, but the counts sit on the wrong keys: only the merge check can see it."""
-    rows = table.sql(
+    rows = con.sql(
         "SELECT key FROM pattern_stats WHERE family = 'd12' AND symmetry = 16 AND occurrence >= 2 "
         "AND chosen < occurrence ORDER BY key LIMIT 2"
     ).fetchall()
@@ -247,27 +235,27 @@ def test_symmetry16_table_with_moved_counts_is_caught(table: duckdb.DuckDBPyConn
         "UPDATE pattern_stats SET occurrence = occurrence + ?, chosen_rate = chosen / (occurrence + ?) "
         "WHERE family = 'd12' AND symmetry = 16 AND key = ?"
     )
-    table.execute(update, [1, 1, rows[0][0]])
-    table.execute(update, [-1, -1, rows[1][0]])
-    assert failing(table, manifest) == {"symmetry16_is_symmetry8_merged_by_colour_swap"}
+    con.execute(update, [1, 1, rows[0][0]])
+    con.execute(update, [-1, -1, rows[1][0]])
+    assert failing(con, manifest) == {"symmetry16_is_symmetry8_merged_by_colour_swap"}
 
 
-def test_missing_symmetry16_row_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    family, symmetry, key, _, _ = row_where(table, "family = 'sq5' AND symmetry = 16 AND chosen = 0")
-    table.execute("DELETE FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?", [family, symmetry, key])
-    assert failing(table, manifest) == {
+def test_missing_symmetry16_row_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    family, symmetry, key, _, _ = row_where(con, "family = 'sq5' AND symmetry = 16 AND chosen = 0")
+    con.execute("DELETE FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?", [family, symmetry, key])
+    assert failing(con, manifest) == {
         "symmetry16_totals_equal_symmetry8",
         "symmetry16_is_symmetry8_merged_by_colour_swap",
     }
 
 
-def test_duplicate_key_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    family, symmetry, key, _, _ = row_where(table, "family = 'dia13' AND symmetry = 8 AND chosen = 0")
-    table.execute(
+def test_duplicate_key_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    family, symmetry, key, _, _ = row_where(con, "family = 'dia13' AND symmetry = 8 AND chosen = 0")
+    con.execute(
         "INSERT INTO pattern_stats SELECT * FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?",
         [family, symmetry, key],
     )
-    assert failing(table, manifest) == {
+    assert failing(con, manifest) == {
         "family_symmetry_key_unique",
         "symmetry16_totals_equal_symmetry8",
         "symmetry16_is_symmetry8_merged_by_colour_swap",
@@ -275,26 +263,26 @@ def test_duplicate_key_is_caught(table: duckdb.DuckDBPyConnection, manifest: dic
 
 
 def test_keys_in_order_are_unique_without_counting_duplicates(
-    table: duckdb.DuckDBPyConnection, manifest: dict, monkeypatch: pytest.MonkeyPatch
+    con: duckdb.DuckDBPyConnection, manifest: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def duplicates(*_: object) -> None:
         raise AssertionError("duplicates counted although every key came in increasing order")
 
     monkeypatch.setattr(pattern_stats_keys, "_duplicates", duplicates)
-    assert not failing(table, manifest)
+    assert not failing(con, manifest)
 
 
-def test_keys_out_of_order_are_counted_for_duplicates(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    table.execute("CREATE OR REPLACE TABLE pattern_stats AS FROM pattern_stats ORDER BY hash(key)")
-    assert not failing(table, manifest)
-    family, symmetry, key, _, _ = row_where(table, "family = 'sq3' AND symmetry = 16 AND chosen = 0")
-    table.execute(
+def test_keys_out_of_order_are_counted_for_duplicates(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    con.execute("CREATE OR REPLACE TABLE pattern_stats AS FROM pattern_stats ORDER BY hash(key)")
+    assert not failing(con, manifest)
+    family, symmetry, key, _, _ = row_where(con, "family = 'sq3' AND symmetry = 16 AND chosen = 0")
+    con.execute(
         """CREATE OR REPLACE TABLE pattern_stats AS
            SELECT * FROM (FROM pattern_stats UNION ALL FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?)
            ORDER BY family, symmetry, key""",
         [family, symmetry, key],
     )
-    assert "family_symmetry_key_unique" in failing(table, manifest)
+    assert "family_symmetry_key_unique" in failing(con, manifest)
 
 
 @pytest.mark.parametrize(
@@ -335,49 +323,49 @@ def test_keys_out_of_order_are_counted_for_duplicates(table: duckdb.DuckDBPyConn
     ],
 )
 def test_injected_fault_is_caught(
-    table: duckdb.DuckDBPyConnection, manifest: dict, fault: str, expected: set[str]
+    con: duckdb.DuckDBPyConnection, manifest: dict, fault: str, expected: set[str]
 ) -> None:
-    table.execute(fault)
-    assert failing(table, manifest) == expected
+    con.execute(fault)
+    assert failing(con, manifest) == expected
 
 
-def test_bad_symmetry_value_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    table.execute("UPDATE pattern_stats SET symmetry = 4 WHERE family = 'blk4' AND symmetry = 16")
-    assert "symmetry_in_8_16" in failing(table, manifest)
+def test_bad_symmetry_value_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    con.execute("UPDATE pattern_stats SET symmetry = 4 WHERE family = 'blk4' AND symmetry = 16")
+    assert "symmetry_in_8_16" in failing(con, manifest)
 
 
-def test_manifest_mismatches_are_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+def test_manifest_mismatches_are_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
     manifest["families"]["sq5"]["chosen_events"] += 1
-    assert failing(table, manifest) == {"chosen_sum_equals_manifest_chosen_events"}
+    assert failing(con, manifest) == {"chosen_sum_equals_manifest_chosen_events"}
     del manifest["families"]["sq5"]
-    result = pattern_stats.validate(table, manifest=manifest)
+    result = pattern_stats.validate(con, manifest=manifest)
     (failure,) = result.failures()
     assert "sq5: not in manifest families" in failure.details
     with pytest.raises(ValueError, match="manifest lacks families"):
-        pattern_stats.validate(table, manifest={"ingest": {}})
+        pattern_stats.validate(con, manifest={"ingest": {}})
 
 
-def test_family_in_manifest_without_rows_is_caught(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    table.execute("DELETE FROM pattern_stats WHERE family = 'blk4'")
-    assert failing(table, manifest) == {"chosen_sum_equals_manifest_chosen_events"}
+def test_family_in_manifest_without_rows_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    con.execute("DELETE FROM pattern_stats WHERE family = 'blk4'")
+    assert failing(con, manifest) == {"chosen_sum_equals_manifest_chosen_events"}
     manifest["families"]["blk4"]["chosen_events"] = 0
-    assert not failing(table, manifest)
+    assert not failing(con, manifest)
 
 
-def test_missing_column_is_reported_alone(table: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    table.execute("ALTER TABLE pattern_stats DROP COLUMN stones")
-    result = pattern_stats.validate(table, manifest=manifest)
+def test_missing_column_is_reported_alone(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
+    con.execute("ALTER TABLE pattern_stats DROP COLUMN stones")
+    result = pattern_stats.validate(con, manifest=manifest)
     assert [(o.expectation, o.success) for o in result.outcomes] == [("pattern_stats_schema_matches_contract", False)]
 
 
 @pytest.fixture
-def extended(table: duckdb.DuckDBPyConnection, manifest: dict) -> tuple[duckdb.DuckDBPyConnection, dict]:
+def extended(con: duckdb.DuckDBPyConnection, manifest: dict) -> tuple[duckdb.DuckDBPyConnection, dict]:
     """An incremental build's connection: the table is a previous table plus new counts (here: the same again)."""
-    table.execute("CREATE TABLE pattern_stats_previous AS FROM pattern_stats")
-    table.execute("CREATE TABLE pattern_stats_new AS FROM pattern_stats")
-    table.execute("UPDATE pattern_stats SET occurrence = 2 * occurrence, chosen = 2 * chosen")
+    con.execute("CREATE TABLE pattern_stats_previous AS FROM pattern_stats")
+    con.execute("CREATE TABLE pattern_stats_new AS FROM pattern_stats")
+    con.execute("UPDATE pattern_stats SET occurrence = 2 * occurrence, chosen = 2 * chosen")
     families = {name: {"chosen_events": 2 * facts["chosen_events"]} for name, facts in manifest["families"].items()}
-    return table, {**manifest, "families": families, "incremental": {"base": "0001-000000000000"}}
+    return con, {**manifest, "families": families, "incremental": {"base": "0001-000000000000"}}
 
 
 def test_incremental_table_is_checked_against_previous_plus_new(

@@ -9,7 +9,7 @@ import pytest
 from sgfmill import boards, sgf
 
 from gopat.transforms.games.board import replay
-from gopat.transforms.patterns.extract import GameMoves
+from gopat.transforms.games.packed import GameMoves
 
 B, W = 1, 2
 LETTERS = "abcdefghijklmnopqrstuvwxyz"

@@ -15,8 +15,8 @@ import polars as pl
 from gopat.transforms.games.board import replay
 from gopat.transforms.games.errors import RejectError
 from gopat.transforms.games.members import Member
+from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.games.parsing import GameRecord, parse_collection
-from gopat.transforms.patterns.extract import GameMoves
 
 HEADERS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
 GAMES_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {

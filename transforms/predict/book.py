@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gopat.transforms.patterns.extract import GameMoves
+from gopat.transforms.games.packed import GameMoves
 
 BOOK_MOVES = 16  # the book predicts moves 1..16 of 19x19 games without setup stones
 BOOK_SIZE = 19

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from gopat.transforms.games.board import BLACK, EDGE, EMPTY, OK, REASONS, WHITE, new_board, play_move
+from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.games.render import COLUMN_LETTERS, board_text
-from gopat.transforms.patterns.extract import GameMoves
 from gopat.transforms.predict.book import BOOK_SIZE
 from gopat.transforms.predict.predictor import Candidate, Position
 

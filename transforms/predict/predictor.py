@@ -12,8 +12,8 @@ import numpy as np
 import polars as pl
 
 from gopat.transforms.games.board import BLACK, WHITE
+from gopat.transforms.games.packed import GameMoves, pack_games
 from gopat.transforms.patterns.canonical import key_strings
-from gopat.transforms.patterns.extract import GameMoves, pack_games
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.symmetry import d4_point_images
 from gopat.transforms.predict.book import BOOK_MOVES, Book, build_book

@@ -98,7 +98,7 @@ def _compact(ev_start: np.ndarray, used: np.ndarray, point: np.ndarray, value: n
 
 def replay_events(sizes: np.ndarray, setup_start: np.ndarray, setups: np.ndarray, move_start: np.ndarray,
                   moves: np.ndarray) -> Events:
-    """Replay every game (setups and moves as `transforms.patterns.extract.pack_games` gives them) into events.
+    """Replay every game (setups and moves as `transforms.games.packed.pack_games` gives them) into events.
 
     Raises ValueError when a move is illegal: a release holds legal moves only (docs/releases.md).
     """

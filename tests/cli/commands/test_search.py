@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -188,3 +190,18 @@ def test_a_bad_diagram_is_one_line_naming_the_file(warehouse: Path, folder: Path
     assert code == 1 and out == ""
     assert err.startswith(f"gopat: error: {folder / 'pattern.txt'}: {reason}")
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_reader_that_went_away_ends_the_search_quietly(warehouse: Path, folder: Path, tmp_path: Path) -> None:
+    """`gopat search ... | head` once head has exited: no error line, exit 128 + SIGPIPE as a shell tool."""
+    pattern = folder / "pattern.txt"
+    pattern.write_text(PATTERNS["corner"])
+    with (tmp_path / "stderr").open("w+") as err:
+        proc = subprocess.Popen([str(Path(sys.executable).parent / "gopat"), "search", str(pattern),
+                                 "--warehouse", str(warehouse)], stdout=subprocess.PIPE, stderr=err)
+        assert proc.stdout is not None
+        proc.stdout.close()  # before the search prints its first line
+        assert proc.wait(timeout=120) == 141
+        err.seek(0)
+        text = err.read()
+    assert "error" not in text and "Traceback" not in text, text  # a first search may say it built the index

@@ -12,7 +12,8 @@ from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from gopat.transforms.games.board import BLACK, WHITE
-from gopat.transforms.patterns.extract import GameMoves, extract_patterns
+from gopat.transforms.games.packed import GameMoves
+from gopat.transforms.patterns.extract import extract_patterns
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import key_string
 from gopat.transforms.patterns.valid_keys import parse_family_key

@@ -9,8 +9,9 @@ from functools import cache
 import numpy as np
 import polars as pl
 
+from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.patterns.canonical import key_strings
-from gopat.transforms.patterns.extract import GameMoves, extract_patterns
+from gopat.transforms.patterns.extract import extract_patterns
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import parse_key
 from gopat.transforms.patterns.symmetry import Group
@@ -34,7 +35,7 @@ from gopat.transforms.predict.ranking import (
     group_sizes,
 )
 from tests.transforms.games.rules import RulesOracle
-from tests.transforms.patterns.test_extract import (
+from tests.transforms.patterns.extract_reference import (
     GRIDCULAR,
     chain,
     d12_keys,

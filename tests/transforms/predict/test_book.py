@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gopat.transforms.patterns.extract import GameMoves
+from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.predict.book import BOOK_MOVES, BOOK_SIZE, build_book, point_images
 
 B, W = 1, 2

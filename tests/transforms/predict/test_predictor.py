@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.patterns.canonical import key_strings
-from gopat.transforms.patterns.extract import GameMoves
 from gopat.transforms.patterns.keys import parse_key
 from gopat.transforms.predict.candidates import tactics_text
 from gopat.transforms.predict.predictor import (
