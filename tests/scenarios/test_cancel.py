@@ -5,7 +5,8 @@ notes the build's descendant processes, sends the signal (to the build, or to it
 terminal does) and SIGCONT, and checks what flows/cancel.py promises: gone within 10 s, exit
 128 + the signal, one `gopat: cancelled` line and no traceback, no process left, no staging, the lock free, the
 previous release current and verified; then the next build publishes the same Parquet files as a build never
-interrupted. Two steps run without a Prefect API, so the build starts (and must stop) its temporary server.
+interrupted. Two steps run without a Prefect API, so the build starts (and must stop) its temporary server; one
+runs its shards on a temporary Dask LocalCluster, whose scheduler and worker processes must stop too.
 """
 
 from __future__ import annotations
@@ -45,14 +46,16 @@ pytestmark = pytest.mark.slow
 
 CANCEL_SECONDS = 10
 OPTIONS = ("--families", "sq3", "--workers", "1")
-# (step, signal, to the whole process group, with the build's own temporary Prefect server)
-STEPS = (
-    ("ingest", signal.SIGTERM, False, True),
-    ("extract", signal.SIGINT, True, True),
-    ("aggregate", signal.SIGTERM, False, False),
-    ("validate", signal.SIGINT, False, False),
-    ("publish", signal.SIGTERM, False, False),
-    ("catalog", signal.SIGTERM, True, False),
+DASK = ("--runner", "dask", "--workers", "2")  # a temporary Dask LocalCluster of 2 worker processes
+# (step, signal, to the whole process group, with the build's own temporary Prefect server, more options)
+STEPS: tuple[tuple[str, signal.Signals, bool, bool, tuple[str, ...]], ...] = (
+    ("ingest", signal.SIGTERM, False, True, ()),
+    ("extract", signal.SIGINT, True, True, ()),
+    ("extract", signal.SIGTERM, False, False, DASK),
+    ("aggregate", signal.SIGTERM, False, False, ()),
+    ("validate", signal.SIGINT, False, False, ()),
+    ("publish", signal.SIGTERM, False, False, ()),
+    ("catalog", signal.SIGTERM, True, False, ()),
 )
 
 
@@ -73,11 +76,11 @@ def games(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return games_folder(tiny_archive, tmp_path_factory.mktemp("games") / "sgf", count=20)
 
 
-def build(warehouse: Path, games: Path, env: dict[str, str], log: Path, *, stop_at: str | None = None
-          ) -> subprocess.Popen:
+def build(warehouse: Path, games: Path, env: dict[str, str], log: Path, *, stop_at: str | None = None,
+          options: tuple[str, ...] = ()) -> subprocess.Popen:
     """A `gopat build` subprocess in its own process group; stdout and stderr into `log` and `log`.err."""
     env = {**env, "GOPAT_FAULT_STOP": stop_at} if stop_at else env
-    args = [str(GOPAT), "build", "--source", str(games), "--warehouse", str(warehouse), *OPTIONS]
+    args = [str(GOPAT), "build", "--source", str(games), "--warehouse", str(warehouse), *OPTIONS, *options]
     with log.open("w") as out, log.with_suffix(".err").open("w") as err:
         return subprocess.Popen(args, stdout=out, stderr=err, env=env, start_new_session=True)
 
@@ -149,24 +152,25 @@ def test_sigterm_and_sigint_at_each_step_stop_the_build_cleanly_and_the_next_bui
     # Without a Prefect API the build starts Prefect's temporary server (a uvicorn process) itself.
     alone = {k: v for k, v in gopat_env.items() if k != "PREFECT_API_URL"}
     timings = {}
-    for step, signum, group, temporary_server in STEPS:
-        log = tmp_path / f"{step}.log"
-        proc = build(warehouse, games, alone if temporary_server else gopat_env, log, stop_at=step)
+    for step, signum, group, temporary_server, options in STEPS:
+        label = f"{step}-dask" if options else step
+        log = tmp_path / f"{label}.log"
+        proc = build(warehouse, games, alone if temporary_server else gopat_env, log, stop_at=step, options=options)
         done = cancel_at(step, signum, group=group, proc=proc, log=log)
-        timings[step] = round(done.seconds, 1)
+        timings[label] = round(done.seconds, 1)
         name = signal.Signals(signum).name
-        assert done.code == 128 + signum, f"{step}: exit {done.code}\n{done.stderr}"
+        assert done.code == 128 + signum, f"{label}: exit {done.code}\n{done.stderr}"
         lines = done.stderr.splitlines()
         cancelled = [line for line in lines if "cancelled" in line]
         assert cancelled == [f"gopat: cancelled by {name}: the build into {warehouse} stopped; nothing was "
                              f"published, the current release {base.version} is unchanged"], done.stderr
         assert lines[-1] == cancelled[0], done.stderr
         assert "Traceback" not in done.stderr and "Crash detected" not in done.stderr, done.stderr
-        assert done.left == [], f"{step}: still running after the build: {done.left}; it had started {done.started}"
+        assert done.left == [], f"{label}: still running after the build: {done.left}; it had started {done.started}"
         if temporary_server:
             assert any("uvicorn" in p for p in done.started), done.started
-        if step == "extract":
-            assert any("multiprocessing.spawn" in p for p in done.started), done.started  # a shard worker
+        if step == "extract":  # a shard worker; a Dask LocalCluster's two worker processes
+            assert sum("multiprocessing.spawn" in p for p in done.started) >= (2 if options else 1), done.started
         assert not layout.staging.exists() or list(layout.staging.iterdir()) == [], step
         assert_lock_is_free(warehouse)
         assert_previous_release_is_intact_and_current(base, warehouse, step)
