@@ -9,16 +9,14 @@ import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import polars as pl
 
-from gopat.effects.warehouse.fetch import sha256_file, sha256_folder
 from gopat.effects.warehouse.files import fsync_tree, remove
 from gopat.effects.warehouse.layout import Layout, code_version, current_version, read_manifest, resolve_version
 from gopat.effects.warehouse.open import open_release
 from gopat.transforms.analytics.loader import sql_text
-from gopat.transforms.games.archives import Member, iter_members
-from gopat.transforms.games.parsing import parse_games
 from gopat.transforms.search.replay import Events, replay_events
 
 INDEX_FORMAT = 1  # bump when the files below change meaning
@@ -37,9 +35,9 @@ class SearchIndex:
 
 
 def index_path(layout: Layout, version: str) -> Path:
-    """The index folder of a release: keyed by the format, the code version and the sha256 of games and moves."""
+    """The index folder of a release: keyed by the format, the code version and the sha256 of games, moves, setups."""
     files = read_manifest(layout, version).get("files", {})
-    sha256s = [str(files.get(f"{table}.parquet", {}).get("sha256")) for table in ("games", "moves")]
+    sha256s = [str(files.get(f"{table}.parquet", {}).get("sha256")) for table in ("games", "moves", "setups")]
     parts = [str(INDEX_FORMAT), code_version(), *sha256s]
     key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:12]
     return layout.root / "cache" / version / "search" / key
@@ -68,17 +66,16 @@ def build_index(layout: Layout, version: str, path: Path) -> None:
     try:
         games = con.sql(sql_text("search__games")).pl()
         moves = con.sql(sql_text("search__moves")).fetchnumpy()
+        setups = _setups(con, version, games)
     finally:
         con.close()
     counts = games["move_count"].to_numpy().astype(np.int64)
     if int(counts.sum()) != len(moves["colour"]):
         raise ValueError(f"release {version}: moves has {len(moves['colour'])} rows, games count {int(counts.sum())}")
-    setups = read_setups(layout, version, games.filter(pl.col("setup_stones") > 0))
-    setup_list = [setups.get(game_id, np.zeros((0, 3), np.int64)) for game_id in games["game_id"]]
     events = replay_events(
         games["board_size"].to_numpy().astype(np.int64),
-        np.concatenate([[0], np.cumsum([len(s) for s in setup_list])]).astype(np.int64),
-        np.concatenate(setup_list).astype(np.int64) if setup_list else np.zeros((0, 3), np.int64),
+        np.concatenate([[0], np.cumsum(games["setup_stones"].to_numpy())]).astype(np.int64),
+        setups,
         np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
         np.stack([moves["colour"], moves["row"], moves["col"]], axis=1).astype(np.int64),
     )
@@ -98,38 +95,16 @@ def build_index(layout: Layout, version: str, path: Path) -> None:
             raise
 
 
-def read_setups(layout: Layout, version: str, games: pl.DataFrame) -> dict[str, np.ndarray]:
-    """The setup stones of `games`, read again from their sources: the release keeps only their number.
-
-    A source is looked up in the warehouse's raw store, else at its recorded path if its sha256 still matches.
-    """
-    found: dict[str, np.ndarray] = {}
-    for (source, sha), group in games.group_by(["source", "source_sha256"], maintain_order=True):
-        wanted = {(m, t): g for g, m, t in group.select("game_id", "member", "tree_index").iter_rows()}
-        path = _source_file(layout, str(source), str(sha))
-        if path is None:
-            raise ValueError(f"release {version}: {len(wanted)} games have setup stones, which the release does not "
-                             f"store, and their source {source} is neither in {layout.raw} nor at its path")
-        names = {m for m, _ in wanted}
-        for item in iter_members(path):
-            if isinstance(item, Member) and item.name in names:
-                for record in parse_games(item.data):
-                    game_id = wanted.get((item.name, record.tree_index))
-                    if game_id is not None:
-                        found[game_id] = np.array(record.setup, dtype=np.int64).reshape(-1, 3)
-        missing = [g for g in wanted.values() if g not in found]
-        if missing:
-            raise ValueError(f"release {version}: {source}: game {missing[0]} not found again in its source")
-    return found
-
-
-def _source_file(layout: Layout, source: str, sha: str) -> Path | None:
-    stored = sorted(p for p in layout.raw.glob(f"{sha}.*") if not p.name.endswith(".part")) if sha else []
-    if stored:
-        return stored[0]
-    path = Path(source)
-    if path.is_dir() and sha256_folder(path) == sha:
-        return path
-    if path.is_file() and sha256_file(path) == sha:
-        return path
-    return None
+def _setups(con: duckdb.DuckDBPyConnection, version: str, games: pl.DataFrame) -> np.ndarray:
+    """The release's setup stones ``(colour, row, col)`` in game order, as many per game as `setup_stones` says."""
+    expected = int(games["setup_stones"].sum())
+    views = {name for (name,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+    if "setups" not in views:
+        if expected:
+            raise ValueError(f"release {version}: {expected} setup stones but no setups table (a release built before "
+                             "it was published); rebuild it to search it")
+        return np.zeros((0, 3), np.int64)
+    stones = con.sql(sql_text("search__setups")).fetchnumpy()
+    if len(stones["colour"]) != expected:
+        raise ValueError(f"release {version}: setups has {len(stones['colour'])} rows, games count {expected}")
+    return np.stack([stones["colour"], stones["row"], stones["col"]], axis=1).astype(np.int64)

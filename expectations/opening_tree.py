@@ -37,6 +37,8 @@ SCHEMA = {
     "unknown_results": "BIGINT",
     "black_score": "DOUBLE",
     "black_win_rate": "DOUBLE",
+    "year_counts": "STRUCT(\"year\" INTEGER, games BIGINT)[]",
+    "unknown_year": "BIGINT",
     "moves": "INTEGER",
 }
 LEAVES_MATCH_FUSEKI = "opening_tree_leaves_match_fuseki_positions"  # the check that needs table fuseki

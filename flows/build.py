@@ -61,10 +61,10 @@ from gopat.transforms.patterns.families import DEFAULT_FAMILIES, check_families
 from gopat.transforms.patterns.templates import DEFAULT_MIN_OCCURRENCE, build_dont_care_templates
 
 PUBLISHED = (
-    "games", "moves", "rejects", "pattern_stats", "move_patterns", "fuseki", "opening_tree", "dont_care_templates",
-    "game_counts",
+    "games", "moves", "setups", "rejects", "pattern_stats", "move_patterns", "fuseki", "opening_tree",
+    "dont_care_templates", "game_counts",
 )
-GAME_TABLES = ("games", "moves", "rejects", "fuseki", "opening_tree", "game_counts")  # need no pattern_stats
+GAME_TABLES = ("games", "moves", "setups", "rejects", "fuseki", "opening_tree", "game_counts")  # need no pattern_stats
 DUCKDB_MEMORY = "2GB"  # the build's DuckDB spills to staging/ beyond this (with workers: peak <= 4 GiB)
 
 

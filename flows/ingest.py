@@ -28,6 +28,7 @@ from gopat.transforms.games.records import (
     GAMES_SCHEMA,
     MOVES_SCHEMA,
     REJECTS_SCHEMA,
+    SETUPS_SCHEMA,
     IngestedShard,
     ingest_members,
     reject_row,
@@ -83,7 +84,7 @@ def ingest_sources(
     runner: str,
     first_index: int = 0,
 ) -> tuple[Ingest, dict[str, GameMoves], dict[str, float]]:
-    """Parse and replay every member in worker processes into games_all, moves_all, rejects_all.
+    """Parse and replay every member in worker processes into games_all, moves_all, setups_all, rejects_all.
 
     `first_index` is the position of `fetched[0]` among the build's sources (the order that picks
     which copy of a duplicate game is kept). Also returns the CPU seconds the workers spent parsing
@@ -93,6 +94,7 @@ def ingest_sources(
     games_schema: dict[str, Any] = {**GAMES_SCHEMA, "source_index": pl.Int32}
     _append(con, "games_all", pl.DataFrame(schema=games_schema))
     _append(con, "moves_all", pl.DataFrame(schema=MOVES_SCHEMA))
+    _append(con, "setups_all", pl.DataFrame(schema=SETUPS_SCHEMA))
     _append(con, "rejects_all", pl.DataFrame(schema=REJECTS_SCHEMA))
     replays: dict[str, GameMoves] = {}
     files_in = files_ingested = trees_in = 0
@@ -118,6 +120,7 @@ def ingest_sources(
                     shard = futures.popleft().result()
                     _append(con, "games_all", shard.games.with_columns(source_index=pl.lit(index, pl.Int32)))
                     _append(con, "moves_all", shard.moves)
+                    _append(con, "setups_all", shard.setups)
                     _append(con, "rejects_all", shard.rejects)
                     replays.update(shard.replays)
                     files_ingested += shard.files_ingested
@@ -139,15 +142,16 @@ def ingest_sources(
 
 @task(cache_policy=NO_CACHE)
 def carry_previous(con: duckdb.DuckDBPyConnection, folder: Path, previous: Ingest, ingest: Ingest) -> Ingest:
-    """Add a previous release's games, moves and rejects (in `folder`) to those of this build's new sources.
+    """Add a previous release's games, moves, setups and rejects (in `folder`) to those of this build's new sources.
 
     An incremental build parses only its new sources. The previous games come first in source
     order, so a new game that repeats one of them is the duplicate. Returns the ingest counts of
     both, with the previous release's duplicates.
     """
-    games, moves, rejects = (str(folder / f"{table}.parquet") for table in ("games", "moves", "rejects"))
+    games, moves, setups, rejects = (str(folder / f"{t}.parquet") for t in ("games", "moves", "setups", "rejects"))
     con.execute("INSERT INTO games_all BY NAME SELECT *, -1 AS source_index FROM read_parquet(?)", [games])
     con.execute("INSERT INTO moves_all BY NAME FROM read_parquet(?)", [moves])
+    con.execute("INSERT INTO setups_all BY NAME FROM read_parquet(?)", [setups])
     con.execute("INSERT INTO rejects_all BY NAME FROM read_parquet(?)", [rejects])
     return Ingest(
         files_in=previous.files_in + ingest.files_in,
@@ -161,11 +165,11 @@ def carry_previous(con: duckdb.DuckDBPyConnection, folder: Path, previous: Inges
 
 @task(cache_policy=NO_CACHE)
 def build_game_tables(con: duckdb.DuckDBPyConnection, ingest: Ingest) -> Ingest:
-    """Deduplicate games and build `games`, `moves`, `rejects` in SQL.
+    """Deduplicate games and build `games`, `moves`, `setups`, `rejects` in SQL.
 
     `ingest.duplicates` counts duplicates found before (by the release an incremental build extends).
     """
-    for table in ("games", "moves", "rejects"):
+    for table in ("games", "moves", "setups", "rejects"):
         con.execute(sql_text(table))
     games = count_rows(con, "games")
     parsed = count_rows(con, "games_all")

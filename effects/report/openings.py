@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from html import escape
 
 import duckdb
@@ -103,7 +104,8 @@ def openings_page(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> str
              f"table) to see its continuations with their counts and Black's win rate. Positions are equal up to "
              f"the 8 symmetries and each is drawn in its canonical orientation, so the board may turn between "
              f"steps. {len(shown)} positions reached by at least {options.explorer_min_games} games are linked; "
-             "the browser's back button goes back.</p>"]
+             "the browser's back button goes back. Each move's line is its share of the position's games per year "
+             "(the years with at least a tenth of the busiest year's games; hover for the figures).</p>"]
     parts += [_node_section(node, index, by_node.get(node, []), shown, "; ".join(parents.get(node, [])))
               for node, index in shown.items()]
     return "".join(parts)
@@ -113,7 +115,10 @@ def _node_section(node: Node, index: int, node_edges: Sequence[Row], shown: dict
     """The section ``#n<index>`` of one position: the board with a letter per move, and the moves' table."""
     depth, position = node
     marks, rows = [], []
-    for i, (_, _, move, colour, child, games, _, share, rate, known) in enumerate(node_edges):
+    years = _node_years(node_edges)
+    shares = [_move_shares(edge[10], years) for edge in node_edges]
+    top = max((share for row in shares for share in row.values()), default=0.0)
+    for i, (_, _, move, colour, child, games, _, share, rate, known, _) in enumerate(node_edges):
         row, col = sgf_point(move)
         letter = _MARK_LETTERS[i] if i < len(_MARK_LETTERS) else ""
         target = shown.get((depth + 1, child))
@@ -123,13 +128,45 @@ def _node_section(node: Node, index: int, node_edges: Sequence[Row], shown: dict
             marks.append(Mark(row, col, letter, href=href, tooltip=tip))
         name = f"{colour} {point_name(row, col)}"
         rows.append((letter, f'<a href="{href}">{name}</a>' if href else name, number(games), percent(share),
-                     f"{percent(rate)} of {number(known)}"))
+                     f"{percent(rate)} of {number(known)}", _sparkline(shares[i], years, top=top, name=name)))
     node_games = node_edges[0][6] if node_edges else 0
     board = board_svg(19, position_stones(position), marks=marks, cell=20, title=f"after {depth} moves: {position}")
-    moves = table(["", "move", "games", "share", "Black wins"], rows, [False, False, True, True, True])
+    span = f", {min(years)}-{max(years)}" if len(years) > 1 else ""
+    moves = table(["", "move", "games", "share", "Black wins", f"share per year{span}"], rows,
+                  [False, False, True, True, True, False])
     heading = "Empty board" if depth == 0 else f"After {depth} moves"
     return (
         f'<section class="node" id="n{index}" data-depth="{depth}" data-node="{escape(position)}">'
         f'<h2>{heading}: {number(node_games)} games</h2>'
         f'<p>{"Reached from " + back if back else ""}</p><div class="explorer">{board}{moves}</div></section>'
     )
+
+
+def _node_years(node_edges: Sequence[Row]) -> dict[int, int]:
+    """A position's games per year (summed over its moves' ``year_counts``), keeping the years with at least a
+    tenth of its busiest year's games: a handful of games is noise."""
+    totals: Counter[int] = Counter()
+    for edge in node_edges:
+        totals.update({entry["year"]: entry["games"] for entry in edge[10]})
+    busiest = max(totals.values(), default=0)
+    return {year: games for year, games in sorted(totals.items()) if games >= busiest / 10}
+
+
+def _move_shares(year_counts: Sequence[Mapping[str, int]], years: Mapping[int, int]) -> dict[int, float]:
+    """A move's share of its position's games in each of ``years`` (position games per year)."""
+    counts = {entry["year"]: entry["games"] for entry in year_counts}
+    return {year: counts.get(year, 0) / games for year, games in years.items()}
+
+
+def _sparkline(shares: Mapping[int, float], years: Mapping[int, int], *, top: float, name: str) -> str:
+    """A small inline SVG line of ``shares`` by year (0 to ``top`` high), its figures in the tooltip."""
+    if len(shares) < 2 or top <= 0:
+        return "-"
+    first, last = min(shares), max(shares)
+    width, height = 120, 22
+    points = " ".join(f"{(year - first) / (last - first) * width:.1f},{height - share / top * height:.1f}"
+                      for year, share in shares.items())
+    tip = "; ".join(f"{year}: {percent(share)} of {number(years[year])}" for year, share in shares.items())
+    return (f'<svg class="trend" width="{width}" height="{height}" viewBox="-2 -2 {width + 4} {height + 4}">'
+            f"<title>{escape(name)}, share of the position's games: {tip}</title>"
+            f'<polyline points="{points}" fill="none" stroke="{CHART_COLOURS[0]}" stroke-width="1.5"/></svg>')

@@ -9,7 +9,7 @@ from typing import Any, TypedDict
 from gopat.effects.warehouse.fetch import Fetched
 from gopat.effects.warehouse.layout import Layout, created_now, read_manifest
 
-INCREMENTAL_TABLES = ("games", "moves", "rejects", "pattern_stats", "move_patterns")  # the files an incremental build reuses
+INCREMENTAL_TABLES = ("games", "moves", "setups", "rejects", "pattern_stats", "move_patterns")  # the files an incremental build reuses
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,6 +77,9 @@ def test_fuseki_comparison_needs_the_same_moves(con: duckdb.DuckDBPyConnection) 
         ("UPDATE opening_tree SET colour = 'B'", {"opening_tree_node_has_depth_stones"}),
         ("UPDATE opening_tree SET share = share / 2", {"opening_tree_results_add_up"}),
         ("UPDATE opening_tree SET black_score = black_score + 0.5", {"opening_tree_results_add_up"}),
+        ("UPDATE opening_tree SET unknown_year = unknown_year + 1 WHERE depth = 2",
+         {"opening_tree_year_counts_add_up"}),
+        ("UPDATE opening_tree SET year_counts = list_reverse(year_counts)", {"opening_tree_year_counts_add_up"}),
         ("DELETE FROM opening_tree WHERE depth = 0 AND move = 'dd'", {"opening_tree_edges_sum_to_node_games"}),
         (
             "UPDATE opening_tree SET node_games = node_games - 1, games = games - (move = 'dd')::INTEGER "

@@ -47,6 +47,14 @@ MOVES_SCHEMA = {
     "col": pl.Int16,
     "point": pl.String,
 }
+SETUPS_SCHEMA = {
+    "game_id": pl.String,
+    "stone_number": pl.Int32,
+    "colour": pl.String,
+    "row": pl.Int16,
+    "col": pl.Int16,
+    "point": pl.String,
+}
 REJECTS_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "source": pl.String,
     "source_sha256": pl.String,
@@ -69,6 +77,7 @@ class IngestedShard:
 
     games: pl.DataFrame
     moves: pl.DataFrame
+    setups: pl.DataFrame
     rejects: pl.DataFrame
     replays: dict[str, GameMoves] = field(default_factory=dict)
     files_ingested: int = 0
@@ -124,6 +133,7 @@ def ingest_members(
     return IngestedShard(
         games=pl.DataFrame(game_rows, schema=GAMES_SCHEMA),
         moves=moves_frame(replays),
+        setups=setups_frame(replays),
         rejects=pl.DataFrame(reject_rows, schema=REJECTS_SCHEMA),
         replays=replays,
         files_ingested=files_ingested,
@@ -190,23 +200,34 @@ def game_row(record: GameRecord, *, game_id: str) -> tuple[dict[str, Any], GameM
 
 def moves_frame(replays: dict[str, GameMoves]) -> pl.DataFrame:
     """The `moves` rows of many games, built column-wise in one go."""
-    ids = list(replays)
-    counts = np.array([len(replays[i].moves) for i in ids], dtype=np.int64)
-    moves = np.concatenate([replays[i].moves for i in ids]) if ids else np.zeros((0, 3), np.int16)
-    colour, row, col = moves[:, 0], moves[:, 1], moves[:, 2]
+    return _stones_frame({game_id: game.moves for game_id, game in replays.items()}, "move_number", MOVES_SCHEMA)
+
+
+def setups_frame(replays: dict[str, GameMoves]) -> pl.DataFrame:
+    """The `setups` rows of many games: their setup stones in the order they are placed."""
+    return _stones_frame({game_id: game.setup for game_id, game in replays.items()}, "stone_number", SETUPS_SCHEMA)
+
+
+def _stones_frame(stones: dict[str, np.ndarray], number: str, schema: dict[str, Any]) -> pl.DataFrame:
+    """Rows (game_id, number from 1, colour, row, col, point) of each game's ``(colour, row, col)`` stones;
+    a pass (-1, -1) has no row, col or point."""
+    ids = [game_id for game_id, rows in stones.items() if len(rows)]
+    counts = np.array([len(stones[i]) for i in ids], dtype=np.int64)
+    both = np.concatenate([stones[i] for i in ids]) if ids else np.zeros((0, 3), np.int16)
+    colour, row, col = both[:, 0], both[:, 1], both[:, 2]
     on_board = row >= 0
     letters = np.array(list(LETTERS))
     points = np.char.add(letters[np.maximum(col, 0)], letters[np.maximum(row, 0)])
     frame = pl.DataFrame(
         {
             "game_id": np.repeat(np.array(ids, dtype=object), counts),
-            "move_number": np.concatenate([np.arange(1, n + 1) for n in counts]) if ids else [],
+            number: np.concatenate([np.arange(1, n + 1) for n in counts]) if ids else [],
             "colour": np.where(colour == 1, "B", "W"),
             "row": row,
             "col": col,
             "point": points,
         },
-        schema=MOVES_SCHEMA,
+        schema=schema,
     )
     return frame.with_columns(pl.when(pl.Series(on_board)).then(pl.col(c)) for c in ("row", "col", "point"))
 

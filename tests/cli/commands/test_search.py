@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -177,6 +178,29 @@ def test_the_index_is_built_once_and_cached_beside_the_release(warehouse: Path, 
     code, _, err = run(warehouse, folder, PATTERNS["corner"], "--json")
     assert code == 0 and "built the search index" not in err
     assert {p.name: p.stat().st_mtime_ns for p in built[0].iterdir()} == before
+
+
+def test_setups_hold_the_setup_stones_sgfmill_reads(release: Path, games: reference.Games) -> None:
+    """The release stores every setup stone (`setups`), so its search needs neither raw/ nor the sources."""
+    rows = duckdb.execute("SELECT game_id, colour, \"row\", col FROM read_parquet(?) ORDER BY game_id, stone_number",
+                          [str(release / "setups.parquet")]).fetchall()
+    stored: dict[str, dict[tuple[int, int], int]] = {}
+    for game_id, colour, row, col in rows:
+        stored.setdefault(game_id, {})[(row, col)] = 1 if colour == "B" else 2
+    assert stored == {game_id: setup for game_id, setup in zip(games.ids, games.setups, strict=True) if setup}
+    assert len(stored) >= 2
+
+
+def test_a_release_without_setups_is_one_line(warehouse: Path, folder: Path, tmp_path: Path) -> None:
+    """A release published before `setups` existed cannot replay its setup games: one line, no index."""
+    copy = tmp_path / "wh"
+    shutil.copytree(warehouse / "releases", copy / "releases")
+    version = (copy / "releases" / "CURRENT").read_text().strip()
+    (copy / "releases" / version / "setups.parquet").unlink()
+    code, out, err = run(copy, folder, PATTERNS["corner"])
+    assert code == 1 and out == ""
+    assert err.startswith(f"gopat: error: release {version}: ") and "no setups table" in err
+    assert err.count("\n") == 1 and not list(copy.glob("cache/*/search/*"))
 
 
 @pytest.mark.parametrize(("diagram", "reason"), [

@@ -282,6 +282,38 @@ def test_opening_explorer_click_shows_the_continuations(browser: Browser, report
         f"[...{visible}[0].querySelectorAll('tbody tr td:nth-child(3)')].map(td => td.textContent)")
     assert [int(c.replace(",", "")) for c in cells] == [games for games, _ in edges]
     assert edges[0][1] == first[2]
+    tips = browser.evaluate(f"[...{visible}[0].querySelectorAll('tbody tr')].map(tr => "
+                            "tr.querySelector('svg.trend title')?.textContent ?? null)")
+    assert len(tips) == len(edges) and all(tips)
+    assert [_trend_figures(tip) for tip in tips] == _move_trends(catalog, first[1])
     assert browser.problems() == []
     image = browser.screenshot(screenshots / "openings.png")
     assert painted(image, BOARD_RGB) > 20_000
+
+
+def _trend_figures(tip: str) -> list[tuple[int, str, int]]:
+    """(year, share as shown, the position's games) from a trend line's tooltip."""
+    figures = tip.split(": ", 1)[1].split("; ")
+    return [(int(year), share, int(games.replace(",", "")))
+            for year, share, _, games in (f.replace(":", "").split() for f in figures)]
+
+
+def _move_trends(catalog: duckdb.DuckDBPyConnection, node: str) -> list[list[tuple[int, str, int]]]:
+    """Each move of a depth-1 position (most played first): its share of the position's games in each year
+    with at least a tenth of the busiest year's games, from `opening_tree` in SQL."""
+    rows = catalog.execute("""
+        WITH per_move AS (
+            SELECT move, games, unnest(year_counts) AS entry FROM opening_tree WHERE depth = 1 AND node = ?
+        ),
+        per_year AS (SELECT entry.year AS year, sum(entry.games) AS total FROM per_move GROUP BY ALL),
+        kept AS (SELECT * FROM per_year WHERE total * 10 >= (SELECT max(total) FROM per_year))
+        SELECT tree.move, kept.year, kept.total, coalesce(list_sum([e.games FOR e IN tree.year_counts
+                                                                    IF e.year = kept.year]), 0) AS n
+        FROM opening_tree AS tree CROSS JOIN kept
+        WHERE tree.depth = 1 AND tree.node = ?
+        ORDER BY tree.games DESC, tree.move, kept.year
+    """, [node, node]).fetchall()
+    trends: dict[str, list[tuple[int, str, int]]] = {}
+    for move, year, total, n in rows:
+        trends.setdefault(move, []).append((year, f"{n / total:.1%}", int(total)))
+    return list(trends.values())

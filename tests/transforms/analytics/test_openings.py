@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -132,27 +133,38 @@ def test_fuseki_years_and_results() -> None:
     ]
 
 
-def _tree_oracle(points_by_game: dict[str, list[tuple[int, int]]], moves: int) -> tuple[Counter, Counter]:
-    """Edges (depth, node, move, child) and nodes (depth, node) counted by brute force."""
+def _tree_oracle(points_by_game: dict[str, list[tuple[int, int]]], moves: int,
+                 by: Callable[[str], object] | None = None) -> tuple[Counter, Counter]:
+    """Edges (depth, node, move, child) and nodes (depth, node) counted by brute force; with `by`, each key
+    ends with by(game_id)."""
     edges: Counter = Counter()
     nodes: Counter = Counter()
-    for points in points_by_game.values():
+    for game_id, points in points_by_game.items():
+        extra = () if by is None else (by(game_id),)
         for depth in range(moves):
             before, after = points[:depth], points[: depth + 1]
             framed = [(O.position_text(before[0::2], before[1::2], m), m) for m in O.D4]
             node = min(label for label, _ in framed)
             move = min(O.text(m[points[depth]]) for label, m in framed if label == node)
             child = min(O.position_text(after[0::2], after[1::2], m) for m in O.D4)
-            edges[(depth, node, move, child)] += 1
-            nodes[(depth, node)] += 1
+            edges[(depth, node, move, child, *extra)] += 1
+            nodes[(depth, node, *extra)] += 1
     return edges, nodes
 
 
 def test_opening_tree_matches_brute_force_on_tiny(tiny_con: duckdb.DuckDBPyConnection, tiny_games: list[Game]) -> None:
     points_by_game = {g.game_id: p for g in tiny_games if (p := O.opening_points(g, 10)) is not None}
     edges, nodes = _tree_oracle(points_by_game, 10)
+    years = {g.game_id: g.year for g in tiny_games}
+    edge_years, _ = _tree_oracle(points_by_game, 10, by=lambda game_id: years[game_id])
     rows = tiny_con.execute("SELECT depth, node, move, child, games, node_games FROM opening_tree").fetchall()
     assert Counter({row[:4]: row[4] for row in rows}) == edges
+    per_year = tiny_con.sql("SELECT depth, node, move, child, year_counts, unknown_year FROM opening_tree").fetchall()
+    assert len(per_year) == len(edges) and any(row[4] for row in per_year)
+    for *edge, year_counts, unknown_year in per_year:
+        assert year_counts == [{"year": y, "games": edge_years[(*edge, y)]}
+                               for y in sorted(y for (*e, y) in edge_years if e == edge and y is not None)]
+        assert unknown_year == edge_years[(*edge, None)]
     assert {(row[0], row[1]): row[5] for row in rows} == dict(nodes)
     per_node = Counter()
     for depth, node, _, _, games, _ in rows:

@@ -62,6 +62,13 @@ WHERE results_known + unknown_results <> games OR unknown_results < 0
    OR black_win_rate IS DISTINCT FROM (CASE WHEN results_known > 0 THEN black_score / results_known END)
    OR abs(share - games / node_games) > 1e-12;
 
+-- check: opening_tree_year_counts_add_up
+SELECT depth, node, move FROM opening_tree
+WHERE coalesce(list_sum(list_transform(year_counts, lambda y: y.games)), 0) + unknown_year <> games
+   OR list_transform(year_counts, lambda y: y.year)
+      <> list_sort(list_distinct(list_transform(year_counts, lambda y: y.year)))
+   OR list_bool_or(list_transform(year_counts, lambda y: y.games < 1));
+
 -- check: opening_tree_root_counts_the_opening_games
 SELECT (SELECT max(node_games) FROM opening_tree WHERE depth = 0) AS in_tree,
        (SELECT count(DISTINCT game_id) FROM opening_games) AS opening_games

@@ -10,12 +10,14 @@
 -- edges; every opening game has all N moves, so for each node sum(games) = node_games);
 -- share = games / node_games. Black's result from `winner` as in fuseki.sql: black_score sums
 -- 'B' = 1, 'W' = 0, 'D' = 0.5 over results_known games; unknown_results counts NULL winners;
--- black_win_rate = black_score / results_known (NULL when no result is known).
+-- black_win_rate = black_score / results_known (NULL when no result is known). year_counts: the edge's
+-- games per known year (ascending), as in fuseki.sql; games without a year counted in unknown_year.
 -- Walk it: start at node 'B:|W:' (depth 0), follow `child` to the node of the next depth.
 CREATE OR REPLACE TABLE opening_tree AS
 WITH after_moves AS (
     SELECT
         game_id,
+        year,
         winner,
         move_number AS depth,
         coalesce(list(point) FILTER (WHERE colour = 'B') OVER upto, []) AS black,
@@ -26,7 +28,7 @@ WITH after_moves AS (
         upto AS (PARTITION BY game_id ORDER BY move_number ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
         ordered AS (PARTITION BY game_id ORDER BY move_number)
     UNION ALL
-    SELECT game_id, winner, 0 AS depth, [] AS black, [] AS white, point AS next_point
+    SELECT game_id, year, winner, 0 AS depth, [] AS black, [] AS white, point AS next_point
     FROM opening_games
     WHERE move_number = 1
 ),
@@ -35,6 +37,7 @@ framed AS (
     SELECT
         after_moves.game_id,
         after_moves.depth,
+        any_value(after_moves.year) AS year,
         any_value(after_moves.winner) AS winner,
         min({
             'node': d4_position(after_moves.black, after_moves.white, d4.t),
@@ -52,8 +55,22 @@ steps AS (
         framed.best.node AS node,
         framed.best.move AS move,
         lead(framed.best.node) OVER (PARTITION BY framed.game_id ORDER BY framed.depth) AS child,
+        framed.year,
         framed.winner
     FROM framed
+),
+
+edge_years AS (
+    SELECT depth, node, move, child, year, count(*) AS games
+    FROM steps
+    WHERE depth < getvariable('opening_moves') AND year IS NOT NULL
+    GROUP BY depth, node, move, child, year
+),
+
+year_lists AS (
+    SELECT depth, node, move, child, list({'year': year, 'games': games} ORDER BY year) AS year_counts
+    FROM edge_years
+    GROUP BY depth, node, move, child
 ),
 
 nodes AS (
@@ -69,6 +86,7 @@ edges AS (
         move,
         child,
         count(*) AS games,
+        count(*) - count(year) AS unknown_year,
         count(winner) AS results_known,
         count(*) - count(winner) AS unknown_results,
         sum(CASE winner WHEN 'B' THEN 1.0 WHEN 'D' THEN 0.5 WHEN 'W' THEN 0.0 END) AS black_score
@@ -90,9 +108,12 @@ SELECT
     edges.unknown_results,
     CAST(edges.black_score AS DOUBLE) AS black_score,
     CAST(edges.black_score / nullif(edges.results_known, 0) AS DOUBLE) AS black_win_rate,
+    coalesce(year_lists.year_counts, []) AS year_counts,
+    edges.unknown_year,
     CAST(getvariable('opening_moves') AS INTEGER) AS moves
 FROM edges
 INNER JOIN nodes USING (depth, node)
+LEFT JOIN year_lists USING (depth, node, move, child)
 ORDER BY edges.depth, nodes.node_games DESC, edges.node, edges.games DESC, edges.move;
 
 DROP TABLE IF EXISTS temp.opening_games;
