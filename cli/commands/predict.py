@@ -135,7 +135,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         return 0
     print(f"release {record['release']} on {record['games']['source']}: {result['games']} games, "
           f"{result['positions']} positions, {record['seconds']} s")
-    print(f"top-1 {result['top1']:.4f}  top-5 {result['top5']:.4f}  top-10 {result['top10']:.4f}")
+    print(f"top-1 {result['top1']:.4f}  top-5 {result['top5']:.4f}  top-10 {result['top10']:.4f}  "
+          f"mean rank {result['mean_rank']:.2f}  log-likelihood {result['log_likelihood']:.4f}")
     for phase, values in result["phases"].items():
         print(f"  moves {phase:8} {values['positions']:8d} positions  top-1 {values['top1']:.4f}  "
               f"top-5 {values['top5']:.4f}  top-10 {values['top10']:.4f}")

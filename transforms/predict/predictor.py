@@ -24,6 +24,7 @@ from gopat.transforms.predict.ranking import (
     fit_weights,
     largest_level,
     load_weights,
+    played_log_probabilities,
     ranks,
 )
 from gopat.transforms.predict.replay import fill_table
@@ -242,7 +243,9 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict[str, Any]
     """Rank all legal points before every board move of ``games`` and measure where the played move ranked.
 
     Returns a JSON-ready dict: ``positions``, ``top1``, ``top5``, ``top10`` (shares of positions
-    whose move ranked within 1, 5, 10), ``games``, ``phases`` (the same per range of move numbers
+    whose move ranked within 1, 5, 10), ``mean_rank`` (of the played move among the legal points),
+    ``log_likelihood`` (mean natural log of the played move's probability, the softmax of the scores that
+    calibrate fits), ``games``, ``phases`` (the same per range of move numbers
     1-30, 31-100, 101-200, 201+), ``matched`` (share of positions whose move's largest pattern seen
     before was each level, or ``none``), ``response_matched`` (share whose move had a response
     pattern seen before), ``book_matched`` (share whose position was in the opening book) and
@@ -254,9 +257,13 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict[str, Any]
     positions = np.zeros(len(PHASES), dtype=np.int64)
     matched = np.zeros(len(names) + 1, dtype=np.int64)
     response = book = 0
+    rank_sum = log_likelihood = 0.0
     for rows in candidate_rows(predictor, games):
         index = rows.features()
-        rank = ranks(predictor.weights.score(index), rows.counts, rows.played)
+        scores = predictor.weights.score(index)
+        rank = ranks(scores, rows.counts, rows.played)
+        rank_sum += float(rank.sum())
+        log_likelihood += float(played_log_probabilities(scores, rows.counts, rows.played).sum())
         phase = np.searchsorted(_PHASE_STARTS, rows.move, side="right") - 1
         np.add.at(positions, phase, 1)
         for k, top in enumerate(TOP_K):
@@ -273,6 +280,8 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict[str, Any]
     return {
         "positions": total,
         **shares(hits.sum(axis=0), total),
+        "mean_rank": round(rank_sum / total, 3) if total else 0.0,
+        "log_likelihood": round(log_likelihood / total, 4) if total else 0.0,
         "games": len(games),
         "phases": {_phase_name(lo, hi): {"positions": int(positions[i]), **shares(hits[i], int(positions[i]))}
                    for i, (lo, hi) in enumerate(PHASES)},

@@ -192,6 +192,17 @@ def ranks(scores: np.ndarray, counts: np.ndarray, played: np.ndarray) -> np.ndar
     return 1 + np.bincount(position, ahead, minlength=len(counts))
 
 
+def played_log_probabilities(scores: np.ndarray, counts: np.ndarray, played: np.ndarray) -> np.ndarray:
+    """Natural log of each position's played-candidate probability under the softmax of its scores (the model
+    :func:`fit_weights` fits)."""
+    starts = np.cumsum(counts) - counts
+    position = segments(counts)
+    peak = np.maximum.reduceat(scores, starts)
+    total = np.add.reduceat(np.exp(scores - peak[position]), starts)
+    log_probabilities: np.ndarray = scores[starts + played] - peak - np.log(total)
+    return log_probabilities
+
+
 @kernel(cache=True, nogil=True)
 def _scores(vector: np.ndarray, index: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per row, the sum of the weights its columns select."""

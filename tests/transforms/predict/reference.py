@@ -8,6 +8,7 @@ from functools import cache
 
 import numpy as np
 import polars as pl
+import pytest
 
 from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.patterns.canonical import key_strings
@@ -277,6 +278,7 @@ def check_positions(games: list[GameMoves], training: list[GameMoves]) -> None:
     images = point_images()
     hits = np.zeros((len(PHASES), len(TOP_K)), dtype=np.int64)
     positions = np.zeros(len(PHASES), dtype=np.int64)
+    rank_sum, log_likelihood = 0, 0.0
     for g in games:
         expected = reference_positions(g)
         canonical_keys(expected)
@@ -306,8 +308,15 @@ def check_positions(games: list[GameMoves], training: list[GameMoves]) -> None:
                          if lo <= pos["move"] and (hi is None or pos["move"] <= hi))
             positions[phase] += 1
             hits[phase] += [rank <= k for k in TOP_K]
+            rank_sum += rank
+            peak = max(score for score, _ in scores)  # the softmax of the scores, in plain floats
+            total = math.fsum(math.exp(score - peak) for score, _ in scores)
+            log_likelihood += scores[pos["points"].index(pos["played"])][0] - peak - math.log(total)
     result = evaluate(predictor, games)
     assert result["positions"] == positions.sum() and result["games"] == len(games)
+    n = max(int(positions.sum()), 1)
+    assert result["mean_rank"] == round(rank_sum / n, 3)
+    assert result["log_likelihood"] == pytest.approx(log_likelihood / n, abs=1e-4)
     for i, k in enumerate(TOP_K):
         assert result[f"top{k}"] == (round(hits[:, i].sum() / positions.sum(), 4) if positions.sum() else 0.0)
         for p, values in enumerate(result["phases"].values()):
