@@ -14,6 +14,7 @@ import signal
 import sys
 import traceback
 from collections.abc import Sequence
+from types import FrameType
 
 # Before Prefect is imported: no telemetry from a machine that may be offline (the client's
 # DO_NOT_TRACK and the temporary API server's analytics; an operator may set either to turn it on),
@@ -64,15 +65,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"gopat: error: {error}", file=sys.stderr)
-        # Prefect keeps the failed run's exception; free the frames it holds (DuckDB objects among
-        # them) now, so nothing native is still alive when the interpreter exits.
-        traceback.clear_frames(error.__traceback__)
+        _clear_frames(error)
         return 1
     finally:
         if quiet is not None:
             for logger in loggers:
                 logger.removeFilter(quiet)
         gc.collect()
+
+
+def _clear_frames(error: BaseException) -> None:
+    """Clear the locals of the finished frames that `error`'s traceback reaches, and of their callers.
+
+    Prefect keeps a failed run's exception. When the task failed on a side thread, the frames that
+    called it there (a thread pool's work item, the task's parameters, a DuckDB connection among them)
+    would otherwise still be alive when the interpreter exits, and DuckDB's bindings would then print a
+    list of leaked objects.
+    """
+    tb = error.__traceback__
+    while tb is not None:
+        frame: FrameType | None = tb.tb_frame
+        while frame is not None:
+            with contextlib.suppress(RuntimeError):  # a frame still running keeps its locals
+                frame.clear()
+            frame = frame.f_back
+        tb = tb.tb_next
 
 
 def parser() -> argparse.ArgumentParser:

@@ -66,3 +66,19 @@ def test_sources_without_a_game_fail_with_one_line_on_a_terminal_without_telemet
     for noise in ("Traceback", "nanobind", "anonymous usage data", "telemetry", "ExpectationsFailed"):
         assert noise not in screen, f"{noise}:\n{screen[-3000:]}"
     assert not (tmp_path / "w" / "releases" / "CURRENT").exists()
+
+
+@pytest.mark.slow
+def test_a_failed_suite_on_a_side_thread_is_one_error_without_native_noise(tmp_path: Path, tiny_archive: Path) -> None:
+    """The games suite runs on a side thread (flows/build.py); its failure must not keep DuckDB objects alive
+    until the interpreter exits, where DuckDB's bindings would list them as leaked."""
+    fault = "UPDATE games SET board_size = 99 WHERE game_id = (SELECT min(game_id) FROM games)"
+    done = subprocess.run([str(BIN / "gopat"), "build", "--source", str(tiny_archive), "--warehouse",
+                           str(tmp_path / "w"), "--families", "sq3", "--workers", "1"],
+                          env={**_env(), "GOPAT_FAULT_SQL": fault}, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "gopat: error: expectations failed, nothing published:" in done.stderr
+    assert "games: expect_column_values_to_be_between(board_size)" in done.stderr
+    for noise in ("Traceback", "nanobind", "leaked"):
+        assert noise not in done.stderr, f"{noise}:\n{done.stderr[-3000:]}"
