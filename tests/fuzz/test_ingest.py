@@ -1,13 +1,15 @@
 """Fuzzing archive reading plus `ingest_members`, as the build joins them (flows/ingest.py).
 
-The ingest equation holds on every archive: files in = members ingested + rejects, every member
-becomes game rows or exactly one reject row, and the moves table has the games' move counts.
+The ingest equations hold on every archive: files in = members ingested + file rejects, trees in = games +
+rejected trees (docs/releases.md#ingest-contract); every member becomes game rows (and rows for its broken trees)
+or exactly one reject row; moves and setups have the games' move and setup stone counts.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,12 +36,14 @@ def check(archive: Archive) -> None:
     members = [(item.name, item.data) for item in items if isinstance(item, Member)]
     member_rejects = len(items) - len(members)
     shard = ingest_members(members, source=SOURCE, source_sha256=SHA256)
-    files_in = len(items)
-    files_rejected = member_rejects + shard.rejects.height
+    tree_rejects = shard.rejects.filter(pl.col("tree_index").is_not_null())  # broken trees of files that gave games
+    rejected = shard.rejects.filter(pl.col("tree_index").is_null())["member"].to_list()
+    files_in, files_rejected = len(items), member_rejects + len(rejected)
     assert files_in == shard.files_ingested + files_rejected, (files_in, shard.files_ingested, files_rejected)
+    assert shard.trees_in == shard.games.height + tree_rejects.height, (shard.trees_in, shard.games.height)
     assert all(isinstance(item, MemberReject) for item in items if not isinstance(item, Member))
     ingested = set(shard.games["member"].to_list())
-    rejected = shard.rejects["member"].to_list()
+    assert set(tree_rejects["member"].to_list()) <= ingested, "a rejected tree of a file that gave no game"
     assert len(ingested) == shard.files_ingested and len(set(rejected)) == len(rejected), "a member counted twice"
     assert ingested | set(rejected) == {name for name, _ in members} and not ingested & set(rejected)
     assert set(shard.rejects["reason"].to_list()) <= PARSE_REASONS, shard.rejects["reason"].unique().to_list()
@@ -47,6 +51,7 @@ def check(archive: Archive) -> None:
     assert games["game_id"].n_unique() == games.height == len(shard.replays)
     assert games["board_size"].is_between(MIN_SIZE, MAX_SIZE).all()
     assert shard.moves.height == int(games["move_count"].sum()), "moves rows != the games' move counts"
+    assert shard.setups.height == int(games["setup_stones"].sum()), "setups rows != the games' setup stones"
     assert (games["source"] == SOURCE).all() and (games["source_sha256"] == SHA256).all()
 
 

@@ -65,7 +65,7 @@ class Stop(Exception):
 
 
 def _name_problem(name: str) -> str | None:
-    if not name or "\x00" in name:
+    if "\x00" in name:
         return "bad_name"
     if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name):
         return "absolute_path"
@@ -95,6 +95,9 @@ class Gate:
         if self.members > limits.max_members:
             raise Stop("too_many_members", f"more than {limits.max_members} members")
         text = name.name
+        if not text:  # member '' stands for the whole source in `rejects` (docs/releases.md#ingest-contract)
+            return member_reject(MemberName(f"(member {self.members} without a name)", name.raw, name.guessed),
+                                 "bad_name", "empty member name")
         problem = _name_problem(text)
         if problem is not None:
             return member_reject(name, problem, f"unsafe member name {text!r}")

@@ -218,6 +218,17 @@ def test_zip_with_every_kind_of_entry(tmp_path: Path) -> None:
     assert [m.data for m in members] == [GAME, GAME * 3]
 
 
+def test_a_member_without_a_name_is_not_taken_for_the_whole_source(tmp_path: Path) -> None:
+    """`rejects.member` '' means the whole source (docs/releases.md#reject-reasons); an empty name gets a label."""
+    path = tmp_path / "unnamed.tar"
+    with tarfile.open(path, "w") as archive:
+        add_tar(archive, "a.sgf")
+        add_tar(archive, "")
+    items = list(iter_members(path))
+    assert outcome(path) == [("a.sgf", len(GAME)), ("(member 2 without a name)", "bad_name")]
+    assert all(item.name for item in items)
+
+
 @pytest.mark.parametrize("suffix", ["tar", "tar.gz", "tar.bz2", "tar.xz", "zip", "dir"])
 def test_member_count_limit(tmp_path: Path, suffix: str) -> None:
     names = [f"g/{i}.sgf" for i in range(5)]
