@@ -98,7 +98,8 @@ def watch(*, describe: Callable[[], str], raise_cancelled: bool = False, quiet: 
 
     With `raise_cancelled` (the CLI) the signals get a handler that raises `Cancelled` once; later signals are
     ignored, the deadline holds. `quiet`: after a signal, log records (Prefect's crash reports, its clients'
-    complaints about a temporary server that Ctrl-C already stopped) are not shown. Nested or outside the main
+    complaints about a temporary server that Ctrl-C already stopped) are not shown, and while the block runs
+    logging's own errors are not reported (`logging.raiseExceptions`). Nested or outside the main
     thread, this does nothing. After a signal the watchdog keeps its deadline beyond the block, over the
     interpreter's exit.
     """
@@ -107,6 +108,10 @@ def watch(*, describe: Callable[[], str], raise_cancelled: bool = False, quiet: 
         yield
         return
     state = _WATCH = _Watch(describe, quiet=quiet)
+    # Prefect's log shipper writes a failed send straight to stderr unless logging.raiseExceptions is off. Ctrl-C
+    # stops the temporary API server at once, and the shipper's thread can fail before the handler below runs.
+    reported = logging.raiseExceptions
+    logging.raiseExceptions = reported and not quiet
     read, write = os.pipe()
     os.set_blocking(write, False)
     previous_fd = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
@@ -125,6 +130,7 @@ def watch(*, describe: Callable[[], str], raise_cancelled: bool = False, quiet: 
         yield
     finally:
         if state.signum is None:  # after a signal, repeats still go to the handler and the watchdog
+            logging.raiseExceptions = reported
             signal.set_wakeup_fd(previous_fd)
             for signum, old in previous.items():
                 signal.signal(signum, old)

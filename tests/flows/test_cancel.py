@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -10,7 +11,9 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
+from gopat.flows import cancel
 from gopat.flows.cancel import DEADLINE_SECONDS, STOP_SECONDS, descendants
 
 # A "build" that never unwinds: it swallows Cancelled and sleeps on, holding a child and a grandchild.
@@ -81,3 +84,28 @@ def _running(process: psutil.Process) -> bool:
         return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+class _Failing(logging.Handler):
+    """A handler whose every emit fails, as Prefect's log shipper does once Ctrl-C stopped the temporary server."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            raise ConnectionError("All connection attempts failed")
+        except ConnectionError:
+            self.handleError(record)
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_a_quiet_watch_keeps_logging_errors_off_the_terminal(capsys: pytest.CaptureFixture[str], quiet: bool) -> None:
+    logger = logging.getLogger("gopat-test-failing-handler")
+    logger.addHandler(_Failing())
+    logger.propagate = False
+    try:
+        with cancel.watch(describe=lambda: "nothing", quiet=quiet):
+            logger.warning("a record the API never gets")
+        assert ("Logging error" in capsys.readouterr().err) == (not quiet)
+        logger.warning("after the block")
+        assert "Logging error" in capsys.readouterr().err  # reported again once the build is over
+    finally:
+        logger.handlers.clear()
