@@ -23,9 +23,9 @@ from pathlib import Path
 from gopat.flows import cancel
 
 child = subprocess.Popen(["sh", "-c", "sleep 300 & wait"])
-print(child.pid, flush=True)
 with cancel.watch(describe=lambda: "stuck on purpose", raise_cancelled=True, quiet=True):
     with cancel.cleanup(lambda: Path(sys.argv[1]).write_text("cleaned")):
+        print(child.pid, flush=True)  # the handlers are in place: the test signals from now on
         while True:
             try:
                 time.sleep(60)
@@ -55,19 +55,29 @@ def test_a_build_that_does_not_unwind_is_ended_by_the_watchdog_with_its_children
     marker = tmp_path / "cleanup"
     proc = subprocess.Popen([sys.executable, "-c", STUCK, str(marker)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
+    assert proc.stdout is not None and proc.stderr is not None
     child = psutil.Process(int(proc.stdout.readline()))
     deadline = time.monotonic() + 30
     while not child.children() and time.monotonic() < deadline:
         time.sleep(0.05)
     tree = [child, *child.children()]
-    assert len(tree) == 2
-    start = time.monotonic()
-    proc.send_signal(signal.SIGTERM)
-    time.sleep(1)
-    proc.send_signal(signal.SIGTERM)  # a second signal neither kills it at once nor changes the deadline
-    out, err = proc.communicate(timeout=30)
-    seconds = time.monotonic() - start
+    try:
+        assert len(tree) == 2
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(1)
+        proc.send_signal(signal.SIGTERM)  # a second signal neither kills it at once nor changes the deadline
+        out, err = proc.communicate(timeout=30)
+        seconds = time.monotonic() - start
+    finally:  # on a failure, nothing outlives the test: not the processes, not the pipes
+        if proc.poll() is None:
+            proc.kill()
+        for process in tree:
+            if _running(process):
+                process.kill()
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
     assert proc.returncode == 128 + signal.SIGTERM
     assert DEADLINE_SECONDS <= seconds < DEADLINE_SECONDS + STOP_SECONDS + 1.5, seconds
     assert out.splitlines()[-1] == "cancelled, going on"
