@@ -1,14 +1,16 @@
 """Benchmark: sgfmill's parse + replay (A) against a full `gopat build` (B), in one run.
 
 Usage: .venv/bin/python bench/run.py [--corpus PATH] [--runs 3] [--scaling] [--incremental] [--new-games 1000]
-       [--max-ratio X]
+       [--small-base 12000] [--max-ratio X]
 
 Prints wall seconds, games/s, the ratio B/A, B's peak RSS (process tree), B's phase profile, and
 with --scaling the time ratio of B on the whole corpus against B on its first quarter. With
 --incremental the corpus is split into a base archive and a new one (its last --new-games games);
 a warehouse built once from the base gets the new archive added in each run (an incremental build,
-on a hard-linked copy), timed against B (target < 0.15) with its own phase profile. Exits 1 when
-the median B/A exceeds --max-ratio.
+on a hard-linked copy), timed against B (target < 0.15) with its own phase profile; with --small-base N
+the same new games are also added to a warehouse of the corpus's first N games, and the time ratio
+of the two incremental builds (large base over small) says whether the cost follows the new games
+only. Exits 1 when the median B/A exceeds --max-ratio.
 """
 
 from __future__ import annotations
@@ -156,6 +158,13 @@ def quarter_archive(corpus: Path, folder: Path) -> Path:
         return write_archive(src, members[: len(members) // 4], folder / "quarter.tar.gz")
 
 
+def first_games(corpus: Path, folder: Path, count: int) -> Path:
+    """A temporary archive `small-base.tar.gz` with the corpus's first `count` SGF members."""
+    with tarfile.open(corpus) as src:
+        members = [m for m in src if is_sgf(m)]
+        return write_archive(src, members[:count], folder / "small-base.tar.gz")
+
+
 def split_archive(corpus: Path, folder: Path, new: int) -> tuple[Path, Path]:
     """`base.tar.gz` with the corpus's SGF members but the last `new` and `new.tar.gz` with those, in archive order.
 
@@ -177,7 +186,7 @@ def profile_line(title: str, profiles: list[dict[str, float]]) -> str:
     medians = {phase: statistics.median(p.get(phase, 0.0) for p in profiles) for phase in phases}
     total = sum(medians.values())
     return title + ", ".join(
-        f"{phase} {seconds:.1f} s {100 * seconds / total:.0f}%" for phase, seconds in medians.items())
+        f"{phase} {seconds:.2f} s {100 * seconds / total:.0f}%" for phase, seconds in medians.items())
 
 
 def main() -> int:
@@ -188,20 +197,27 @@ def main() -> int:
     parser.add_argument("--incremental", action="store_true",
                         help="also time adding the last --new-games games to a warehouse built from the rest")
     parser.add_argument("--new-games", type=int, default=1000, help="games in the new archive of --incremental")
+    parser.add_argument("--small-base", type=int, default=None, metavar="N",
+                        help="with --incremental: also add the new games to a warehouse of the first N games")
     parser.add_argument("--max-ratio", type=float, default=None, help="exit 1 if median B/A exceeds this")
     args = parser.parse_args()
 
     members = sgf_members(args.corpus)
     print(f"corpus {args.corpus} ({len(members)} SGF members), {os.cpu_count()} cores", flush=True)
     a_times, b_times, peaks, ratios, profiles, quarter_times = [], [], [], [], [], []
-    i_times, i_ratios, i_profiles = [], [], []
+    i_times, i_ratios, i_profiles, small_times = [], [], [], []
     with tempfile.TemporaryDirectory(prefix="gopat-bench-q-") as tmp:
         quarter = quarter_archive(args.corpus, Path(tmp)) if args.scaling else None
         parts = list(split_archive(args.corpus, Path(tmp), args.new_games)) if args.incremental else None
         base_warehouse = Path(tmp) / "base-warehouse"
+        small_warehouse = Path(tmp) / "small-warehouse"
+        small = first_games(args.corpus, Path(tmp), args.small_base) if parts and args.small_base else None
         if parts is not None:
             seconds, _, manifest = build(parts[:1], warehouse=base_warehouse)
             print(f"base build {seconds:.1f} s ({manifest['ingest']['games']} games)", flush=True)
+        if small is not None:
+            seconds, _, manifest = build([small], warehouse=small_warehouse)
+            print(f"small base build {seconds:.1f} s ({manifest['ingest']['games']} games)", flush=True)
         for run in range(1, args.runs + 1):
             a_seconds, a_games = reference(members)
             b_seconds, peak, manifest = build([args.corpus])
@@ -223,6 +239,10 @@ def main() -> int:
                 i_ratios.append(i_seconds / b_seconds)
                 i_profiles.append(i_manifest["timings"])
                 line += f", incremental {i_seconds:.1f} s (incremental/B {i_seconds / b_seconds:.3f})"
+            if parts is not None and small is not None:
+                s_seconds, _ = incremental_build(small_warehouse, [small, parts[1]])
+                small_times.append(s_seconds)
+                line += f", onto the small base {s_seconds:.1f} s (large/small {i_times[-1] / s_seconds:.2f})"
             print(line, flush=True)
     median_ratio = statistics.median(ratios)
     print(f"median A {statistics.median(a_times):.1f} s, median B {statistics.median(b_times):.1f} s, "
@@ -238,6 +258,9 @@ def main() -> int:
         print(f"median incremental {statistics.median(i_times):.1f} s, "
               f"median incremental/B {statistics.median(i_ratios):.3f} (target < 0.15)")
         print(profile_line("incremental profile, wall (median seconds, share): ", i_profiles))
+    if small_times:
+        print(f"median incremental onto the small base {statistics.median(small_times):.1f} s, median large/small "
+              f"{statistics.median(i / s for i, s in zip(i_times, small_times, strict=True)):.2f} (target <= 1.3)")
     if args.max_ratio is not None and median_ratio > args.max_ratio:
         print(f"REGRESSION: median B/A {median_ratio:.2f} > {args.max_ratio}")
         return 1

@@ -1,21 +1,23 @@
-"""The Parquet files of pattern_stats (written range by range as the build sums it, and merged row group by row group
-with the new games' counts in an incremental build) and of move_patterns, in row groups that depend on the rows only."""
+"""The Parquet files of the complete pattern counts (the build state) and of pattern_stats, written range by range as
+the build sums them or merges the state with the new games' counts, and of move_patterns, in row groups that depend
+on the rows only."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from gopat.transforms.patterns.canonical import EVENTS_SCHEMA, describe_keys, key_values, merge_counts
-from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.canonical import EVENTS_SCHEMA, PATTERN_COUNTS_SCHEMA, describe_keys, merge_counts
 
 PATTERN_STATS_SCHEMA = pa.schema([
     ("family", pa.string()), ("symmetry", pa.int32()), ("key", pa.string()), ("occurrence", pa.int64()),
@@ -29,31 +31,39 @@ PATTERN_STATS_PARQUET = {  # dictionaries only for the repetitive columns: keys 
 
 
 @contextlib.contextmanager
-def pattern_stats_writer(out: Path) -> Iterator[Callable[[tuple[str, int], pa.Table], None]]:
-    """Write Parquet file `out` of pattern_stats: yield `write(part, summed)`, to be called with each summed key range
-    of each part (family, symmetry), in order.
+def pattern_counts_writer(
+    state: Path, *, published: Path | None, min_occurrence: Mapping[str, int]
+) -> Iterator[Callable[[tuple[str, int], pa.Table], None]]:
+    """Write the complete counts to Parquet file `state` and, if `published` is given, the rows of pattern_stats to
+    it: yield `write(part, counts)`, to be called with the summed counts (PATTERN_COUNTS_SCHEMA's columns, in key
+    order) of each part (family, symmetry), in order.
 
-    Each range is described and written on a thread (_write_part) while the caller sums the next one, in row groups
-    that do not depend on the ranges (_RowGroups).
+    pattern_stats keeps the keys seen at least `min_occurrence[family]` times (docs/releases.md#pattern_tail). Each
+    range is written on a thread (_write_part) while the caller sums or merges the next one, in row groups that do
+    not depend on the ranges (_RowGroups).
     """
-    with (
-        pq.ParquetWriter(out, PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET) as writer,
-        ThreadPoolExecutor(max_workers=1) as background,
-    ):
-        groups = _RowGroups()  # used on the background thread only
+    with contextlib.ExitStack() as files:
+        state_writer = files.enter_context(pq.ParquetWriter(state, PATTERN_COUNTS_SCHEMA, compression="zstd"))
+        stats_writer = (
+            files.enter_context(pq.ParquetWriter(published, PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET))
+            if published is not None else None
+        )
+        background = files.enter_context(ThreadPoolExecutor(max_workers=1))
+        sinks = [_Sink(state_writer, None)] + ([_Sink(stats_writer, min_occurrence)] if stats_writer else [])
         written: Future[None] | None = None
 
-        def write(part: tuple[str, int], summed: pa.Table) -> None:
+        def write(part: tuple[str, int], counts: pa.Table) -> None:
             nonlocal written
             if written is not None:
                 written.result()
-            written = background.submit(_write_part, writer, groups, part, summed)
+            written = background.submit(_write_part, sinks, part, counts)
 
         yield write
         if written is not None:
             written.result()
-        for rows in groups.rest():
-            writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
+        for sink in sinks:
+            for rows in sink.groups.rest():
+                sink.writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
 
 
 def write_move_patterns(out: Path, parts: Iterable[tuple[str, pa.Table]]) -> Path:
@@ -74,62 +84,72 @@ def write_move_patterns(out: Path, parts: Iterable[tuple[str, pa.Table]]) -> Pat
     return out
 
 
-def _write_part(writer: pq.ParquetWriter, groups: _RowGroups, part: tuple[str, int], summed: pa.Table) -> None:
-    """Describe one summed range of `part` (family, symmetry; pattern_stats.sql, int64 keys) and write its full row
-    groups to the file.
+@dataclass(frozen=True, slots=True)
+class _Sink:
+    """One file the counts go to: the complete state (`min_occurrence` None) or pattern_stats, with its row groups."""
 
-    The key becomes its digit string and `stones` and `diagram` are added, in Arrow: passing the
-    strings through DuckDB cost more than drawing them. Runs on a thread while the build's
-    connection sums the next range.
+    writer: pq.ParquetWriter
+    min_occurrence: Mapping[str, int] | None
+    groups: _RowGroups = field(default_factory=lambda: _RowGroups())
+
+
+def _write_part(sinks: list[_Sink], part: tuple[str, int], counts: pa.Table) -> None:
+    """Write one summed range of `part` (family, symmetry) to each sink, in full row groups: the counts as they are
+    to the state, and to pattern_stats the rows kept by the family's threshold, described.
+
+    The key becomes its digit string and `chosen_rate`, `stones` and `diagram` are added, in Arrow:
+    passing the strings through DuckDB cost more than drawing them. Runs on a thread while the build
+    sums or merges the next range.
     """
-    described = describe_keys(part[0], summed["key"].to_numpy())
-    columns = {**{name: summed[name] for name in summed.column_names}, **{
-        "key": described["key_text"], "stones": described["stones"], "diagram": described["diagram"]}}
-    rows = pa.table([columns[name] for name in PATTERN_STATS_SCHEMA.names], names=PATTERN_STATS_SCHEMA.names)
-    # one chunk a column (the strings are one already): only the row groups that span two ranges are copied
-    for group in groups.add(part, rows.cast(PATTERN_STATS_SCHEMA).combine_chunks()):
-        writer.write_table(group, row_group_size=ROW_GROUP_ROWS)
+    counts = counts.select(PATTERN_COUNTS_SCHEMA.names).cast(PATTERN_COUNTS_SCHEMA).combine_chunks()
+    for sink in sinks:
+        if sink.min_occurrence is None:
+            rows = counts
+        else:
+            kept = counts.filter(pc.greater_equal(counts["occurrence"], sink.min_occurrence[part[0]]))
+            described = describe_keys(part[0], kept["key"].to_numpy())
+            occurrence, chosen = kept["occurrence"].to_numpy(), kept["chosen"].to_numpy()
+            columns = {name: kept[name] for name in kept.column_names} | {
+                "key": described["key_text"], "chosen_rate": pa.array(chosen / occurrence, type=pa.float64()),
+                "stones": described["stones"], "diagram": described["diagram"]}
+            # one chunk a column: only the row groups that span two ranges are copied
+            rows = pa.table([columns[name] for name in PATTERN_STATS_SCHEMA.names],
+                            names=PATTERN_STATS_SCHEMA.names).cast(PATTERN_STATS_SCHEMA).combine_chunks()
+        for group in sink.groups.add(part, rows):
+            sink.writer.write_table(group, row_group_size=ROW_GROUP_ROWS)
 
 
-def merge_pattern_stats_files(
-    previous: Path, new: Path, out: Path, *, progress: Callable[[int], AbstractContextManager[Callable[[str], None]]]
-) -> Path:
-    """Write `pattern_stats` of an incremental build to `out`: the previous release's file plus the new games'.
+def merge_pattern_counts(
+    previous: Path,
+    new: Path,
+    write: Callable[[tuple[str, int], pa.Table], None],
+    *,
+    progress: Callable[[int], AbstractContextManager[Callable[[str], None]]],
+) -> None:
+    """Hand the complete counts of an incremental build, the previous state plus the new games' counts, to `write`
+    (pattern_counts_writer's), part by part in key order.
 
-    Both files are sorted by family, symmetry and key, in row groups of one family and symmetry (as
-    aggregate_patterns writes them). They are merged in one pass, a row group at a time
-    (transforms/patterns/canonical.py merge_counts), so memory holds a few row groups whatever the corpus size.
-    Row groups are read (and their keys parsed) on one thread and written on another while the
-    main thread merges. `progress(steps)` gives the context of `advance(note)`, called once a part. Returns `out`.
+    Both files are pattern counts sorted by family, symmetry and key, in row groups of one family and symmetry (as
+    pattern_counts_writer writes them). They are merged in one pass, a row group at a time
+    (transforms/patterns/canonical.py merge_counts), so memory holds a few row groups whatever the corpus size;
+    row groups are read on a thread while the main thread merges. `progress(steps)` gives the context of
+    `advance(note)`, called once a part.
     """
     with (
         pq.ParquetFile(previous) as base_file,
         pq.ParquetFile(new) as new_file,
-        pq.ParquetWriter(out, PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET) as writer,
         ThreadPoolExecutor(max_workers=1) as reader,
-        ThreadPoolExecutor(max_workers=1) as background,
     ):
         base_parts, new_parts = _row_group_parts(base_file, previous), _row_group_parts(new_file, new)
         parts = sorted(base_parts.keys() | new_parts.keys())
-        groups = _RowGroups()
-        written: Future[None] | None = None
         with progress(len(parts)) as advance:
-            for family, symmetry in parts:
-                n_digits = FAMILIES[family].layout.n_digits
-                chunks = _merge_part(*(
-                    _read_ahead(file, row_groups.get((family, symmetry), []), n_digits=n_digits, reader=reader)
+            for part in parts:
+                for chunk in _merge_part(*(
+                    _read_ahead(file, row_groups.get(part, []), reader=reader)
                     for file, row_groups in ((base_file, base_parts), (new_file, new_parts))
-                ))
-                for rows in chain.from_iterable(groups.add((family, symmetry), chunk) for chunk in chunks):
-                    if written is not None:
-                        written.result()
-                    written = background.submit(writer.write_table, rows, row_group_size=ROW_GROUP_ROWS)
-                advance(f"{family} {symmetry}")
-            if written is not None:
-                written.result()
-            for rows in groups.rest():
-                writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
-    return out
+                )):
+                    write(part, chunk)
+                advance(f"{part[0]} {part[1]}")
 
 
 def _row_group_parts(file: pq.ParquetFile, path: Path) -> dict[tuple[str, int], list[int]]:
@@ -148,13 +168,13 @@ def _row_group_parts(file: pq.ParquetFile, path: Path) -> dict[tuple[str, int], 
 
 
 def _read_ahead(
-    file: pq.ParquetFile, groups: list[int], *, n_digits: int, reader: ThreadPoolExecutor
+    file: pq.ParquetFile, groups: list[int], *, reader: ThreadPoolExecutor
 ) -> Iterator[tuple[pa.Table, np.ndarray]]:
     """Row groups `groups` of `file` with their int64 keys, each read on `reader` while the last one is used."""
 
     def read(index: int) -> tuple[pa.Table, np.ndarray]:
-        table = file.read_row_group(index, use_threads=False)  # one core: the writer is the merge's bottleneck
-        return table, key_values(table["key"], n_digits)
+        table = file.read_row_group(index, use_threads=False)
+        return table, table["key"].to_numpy()
 
     if not groups:
         return
@@ -169,7 +189,7 @@ def _read_ahead(
 def _merge_part(
     base_chunks: Iterator[tuple[pa.Table, np.ndarray]], new_chunks: Iterator[tuple[pa.Table, np.ndarray]]
 ) -> Iterator[pa.Table]:
-    """Rows of one family and symmetry, previous plus new, in key order: a two-way merge of keyed row groups.
+    """Counts of one family and symmetry, previous plus new, in key order: a two-way merge of keyed row groups.
 
     Each step merges the two current row groups up to the smaller of their last keys, which uses
     up at least one of them.

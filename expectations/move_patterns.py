@@ -42,8 +42,9 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
 
     `manifest` gives the families (config.event_families) and their chosen events. Every check
     covers the whole table, also in an incremental build: per family, the rows are the board
-    moves the family counts and equal the chosen events; each key's rows sum to its
-    `pattern_stats.chosen` under 8 and 16 symmetries; key8 is canonical and key16 its 16 key.
+    moves the family counts and equal the chosen events; each published key's rows sum to its
+    `pattern_stats.chosen` under 8 and 16 symmetries, and the rows of the keys left out to
+    `pattern_tail.chosen`; key8 is canonical and key16 its 16 key.
     """
     config = manifest.get("config")
     if not isinstance(config, Mapping) or not isinstance(config.get("event_families"), list):
@@ -64,6 +65,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
         *sql_invariants(con, "expectations__move_patterns", params=params, evidence={
             "rows_per_family_equal_the_board_moves_counted": "family, expected rows, rows",
             "key_counts_equal_pattern_stats_chosen": "family, symmetry, key, rows, pattern_stats chosen",
+            "rows_of_unpublished_keys_equal_pattern_tail_chosen": "family, symmetry, rows, pattern_tail chosen",
         }),
         _canonical_keys(con),
     ])

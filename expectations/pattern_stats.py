@@ -1,4 +1,5 @@
-"""Expectation suite of the `pattern_stats` table: schema, row checks and totals (key checks: `pattern_stats_keys`)."""
+"""Expectation suite of the `pattern_stats` table: schema, row checks, totals with `pattern_tail` against the complete
+counts, and key checks (`pattern_stats_keys`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import duckdb
 
-from gopat.expectations.pattern_stats_keys import SAMPLES, SYMMETRIES, key_invariants
+from gopat.expectations.pattern_stats_keys import SAMPLES, SYMMETRIES, complete_count_invariants, key_invariants
 from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
@@ -16,12 +17,15 @@ from gopat.expectations.runner import (
     run_invariants,
     schema_invariant,
     table_columns,
+    used_params,
 )
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.families import FAMILIES
 
 TABLE = "pattern_stats"
-PREVIOUS, NEW = "pattern_stats_previous", "pattern_stats_new"  # the views of an incremental build
+TAIL = "pattern_tail"
+COMPLETE = "pattern_counts"  # the complete counts, the build state (docs/releases.md#build-state)
+PREVIOUS, NEW = "pattern_counts_previous", "pattern_counts_new"  # the complete counts of an incremental build
 SCHEMA = {
     "family": "VARCHAR",
     "symmetry": "INTEGER",
@@ -38,41 +42,50 @@ RESULT_FAMILY = "blk4"
 
 
 def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
-    """Validate table pattern_stats in `con` (tables are named games, moves, rejects, pattern_stats in
-    the connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
+    """Validate table pattern_stats in `con` against pattern_tail and the complete counts (view pattern_counts).
+    `manifest` holds the families' chosen events and the config's min_occurrence.
 
-    Row checks are violation counts of one DuckDB scan; key checks stream the keys in batches
-    (parse every key text, re-canonicalise every key, recompute orbit sizes and stones, apply one
-    group element per row and re-canonicalise, find duplicate keys, merge the 8-symmetry rows by
-    colour swap and compare with the 16-symmetry rows). GX asserts every count is 0.
+    Row checks are violation counts of one DuckDB scan; key checks stream the published keys in
+    batches (parse every key text, re-canonicalise every key, recompute orbit sizes and stones,
+    apply one group element per row and re-canonicalise, find duplicate keys); the complete counts'
+    8-symmetry rows merged by colour swap are compared with their 16-symmetry rows. Per family and
+    symmetry, pattern_stats plus pattern_tail equal the complete counts, and their chosen sum the
+    manifest's chosen events. GX asserts every count is 0.
 
     An incremental build (manifest `incremental`) adds the new games' counts (view
-    pattern_stats_new) to the previous release's table (view pattern_stats_previous), which passed
-    this suite with the same code. Row and total checks cover the whole table; key checks cover the
-    new games' rows; and the table must be exactly previous plus new (rows, occurrence, chosen). As
-    counts add, every key check that holds in both holds in their sum.
+    pattern_counts_new) to the previous complete counts (view pattern_counts_previous), which passed
+    this suite with the same code: the merge check covers the new games' counts, and the complete
+    counts must be exactly previous plus new (rows, occurrence, chosen). As counts add, the merge
+    check that holds in both holds in their sum.
     """
     families = manifest.get("families")
     if not isinstance(families, Mapping):
         raise ValueError("manifest lacks families")
     chosen_events = {name: manifest_fact(manifest, "families", name, "chosen_events") for name in families}
+    thresholds = {name: manifest_fact(manifest, "config", "min_occurrence", name) for name in families}
     columns = table_columns(con, TABLE)
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
         return run_invariants(TABLE, [schema])
-    totals = _totals(con, TABLE)
-    invariants = [schema, *_row_invariants(con), *_total_invariants(totals, chosen_events)]
+    totals, complete = _totals(con, TABLE), _totals(con, COMPLETE)
+    tail = _totals(con, TAIL, query="expectations__pattern_tail_totals")
+    invariants = [
+        schema, *_row_invariants(con, thresholds), *_total_invariants(totals, tail, chosen_events),
+        _published_plus_tail(totals, tail, complete), *key_invariants(con, TABLE),
+    ]
     if manifest.get("incremental"):
-        invariants += [*key_invariants(con, NEW), _previous_plus_new(con, totals)]
+        invariants += [*complete_count_invariants(con, NEW), _previous_plus_new(con, complete)]
     else:
-        invariants += key_invariants(con, TABLE)
+        invariants += complete_count_invariants(con, COMPLETE)
     return run_invariants(TABLE, invariants)
 
 
-def _row_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
+def _row_invariants(con: duckdb.DuckDBPyConnection, thresholds: Mapping[str, int]) -> list[Invariant]:
     """Row checks counted in one DuckDB scan (evidence is queried only for the checks that fail)."""
     params = {
         "families": sorted(FAMILIES),
+        "built": sorted(thresholds),
+        "thresholds": [thresholds[name] for name in sorted(thresholds)],
         "result_family": RESULT_FAMILY,
         "result_limit": 4 ** FAMILIES[RESULT_FAMILY].layout.n_digits,
     }
@@ -80,6 +93,9 @@ def _row_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
         "family_is_registered": ("family, symmetry, key", "family IS NULL OR NOT list_contains($families, family)"),
         "symmetry_in_8_16": ("family, symmetry, key", "symmetry IS NULL OR symmetry NOT IN (8, 16)"),
         "occurrence_at_least_1": ("family, symmetry, key, occurrence", "occurrence IS NULL OR occurrence < 1"),
+        "occurrence_at_least_min_occurrence": (
+            "family, symmetry, key, occurrence",
+            "occurrence < coalesce(list_extract($thresholds, list_position($built, family)), 1)"),
         "chosen_between_0_and_occurrence": (
             "family, symmetry, key, chosen, occurrence", "chosen IS NULL OR chosen < 0 OR chosen > occurrence"),
         "chosen_rate_between_0_and_1": (
@@ -97,21 +113,36 @@ def _row_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
     })
 
 
-def _totals(con: duckdb.DuckDBPyConnection, source: str) -> dict[tuple[str, int], tuple[int, int, int]]:
-    """(rows, occurrence, chosen) of `source` per family and symmetry (8 or 16)."""
+def _totals(
+    con: duckdb.DuckDBPyConnection, source: str, *, query: str = "expectations__pattern_stats_totals"
+) -> dict[tuple[str, int], tuple[int, int, int]]:
+    """(keys, occurrence, chosen) of `source` per family and symmetry (8 or 16), by SQL file `query`."""
+    text = sql_text(query)
     return {
         (family, symmetry): (int(rows), int(occurrence), int(chosen))
         for family, symmetry, rows, occurrence, chosen in con.sql(
-            sql_text("expectations__pattern_stats_totals"), params={"source": source}
+            text, params=used_params({"source": source}, text)
         ).fetchall()
     }
 
 
-def _total_invariants(
-    totals: Mapping[tuple[str, int], tuple[int, int, int]], chosen_events: Mapping[str, int]
-) -> list[Invariant]:
-    """Per family and symmetry sums of occurrence and chosen (from `totals`) against the manifest and each other."""
-    sums = {part: (occurrence, chosen) for part, (_, occurrence, chosen) in totals.items()}
+Totals = Mapping[tuple[str, int], tuple[int, int, int]]
+
+
+def _added(*totals: Totals) -> dict[tuple[str, int], tuple[int, int, int]]:
+    """Per family and symmetry, the sums of several totals."""
+    summed: dict[tuple[str, int], tuple[int, int, int]] = {}
+    for part_totals in totals:
+        for part, (keys, occurrence, chosen) in part_totals.items():
+            before = summed.get(part, (0, 0, 0))
+            summed[part] = (before[0] + keys, before[1] + occurrence, before[2] + chosen)
+    return summed
+
+
+def _total_invariants(totals: Totals, tail: Totals, chosen_events: Mapping[str, int]) -> list[Invariant]:
+    """Per family and symmetry sums of occurrence and chosen, published plus tail (every count), against the manifest
+    and each other."""
+    sums = {part: (occurrence, chosen) for part, (_, occurrence, chosen) in _added(totals, tail).items()}
     families = sorted(set(chosen_events) | {family for family, _ in totals})
     manifest_problems = []
     for family in families:
@@ -122,7 +153,7 @@ def _total_invariants(
             chosen = sums.get((family, symmetry), (0, 0))[1]
             if chosen != chosen_events[family]:
                 manifest_problems.append(
-                    f"{family}/{symmetry}: sum(chosen)={chosen}, chosen_events={chosen_events[family]}"
+                    f"{family}/{symmetry}: sum(chosen) with the tail={chosen}, chosen_events={chosen_events[family]}"
                 )
     merge_problems = [
         f"{family}: (occurrence, chosen) 8={sums.get((family, 8), (0, 0))}, 16={sums.get((family, 16), (0, 0))}"
@@ -135,12 +166,22 @@ def _total_invariants(
     ]
 
 
+def _published_plus_tail(totals: Totals, tail: Totals, complete: Totals) -> Invariant:
+    """Per family and symmetry, pattern_stats plus pattern_tail (keys, occurrence, chosen) equal the complete
+    counts."""
+    both = _added(totals, tail)
+    problems = [
+        f"{part[0]}/{part[1]}: (keys, occurrence, chosen) published + tail {both.get(part, (0, 0, 0))}, "
+        f"complete {complete.get(part, (0, 0, 0))}"
+        for part in sorted(both.keys() | complete.keys())
+        if both.get(part, (0, 0, 0)) != complete.get(part, (0, 0, 0))
+    ]
+    return Invariant("published_plus_tail_equal_complete_counts", len(problems), "; ".join(problems[:SAMPLES]))
 
-def _previous_plus_new(
-    con: duckdb.DuckDBPyConnection, totals: Mapping[tuple[str, int], tuple[int, int, int]]
-) -> Invariant:
-    """Per family and symmetry, the table's `totals` (rows, occurrence, chosen) equal the previous release's plus
-    the new games' (rows: less the new keys the previous table has)."""
+
+def _previous_plus_new(con: duckdb.DuckDBPyConnection, totals: Totals) -> Invariant:
+    """Per family and symmetry, the complete counts' `totals` (rows, occurrence, chosen) equal the previous
+    release's plus the new games' (rows: less the new keys the previous counts have)."""
     previous, new = _totals(con, PREVIOUS), _totals(con, NEW)
     known = {
         (family, symmetry): rows
@@ -153,5 +194,5 @@ def _previous_plus_new(
         if totals.get(part, (0, 0, 0)) != expected:
             problems.append(f"{part[0]}/{part[1]}: (rows, occurrence, chosen) expected {expected}, "
                             f"found {totals.get(part, (0, 0, 0))}")
-    return Invariant("table_is_previous_release_plus_new_games", len(problems), "; ".join(problems[:SAMPLES]))
+    return Invariant("complete_counts_are_previous_plus_new_games", len(problems), "; ".join(problems[:SAMPLES]))
 

@@ -1,4 +1,5 @@
-"""Key checks of the `pattern_stats` suite: every key parsed, re-canonicalised and merged, in streamed batches."""
+"""Key checks of the `pattern_stats` suite in streamed batches: every published key parsed and re-canonicalised, every
+key of the complete counts merged by colour swap."""
 
 from __future__ import annotations
 
@@ -26,10 +27,10 @@ SYMMETRIES = (8, 16)
 BATCH_ROWS = 1 << 19  # rows a batch: CHECKERS + 1 batches are in memory at once
 MERGE_TABLE = "_pattern_stats_merge_check"  # prefix of the scratch tables of the key checks, dropped after
 MERGE_PARTITION_ROWS = 8_000_000  # rows of a family per scratch table
-CHECKERS = 2  # threads checking batches (the key checks are numba, without the GIL)
+CHECKERS = 2  # threads checking or splitting batches (numba and numpy, without the GIL)
 SAMPLES = 3
 
-Batch = dict[str, Any]  # numpy columns orbit_size, stones, occurrence, chosen; `key` an Arrow string array
+Batch = dict[str, Any]  # numpy columns; `key` int64 (complete counts) or an Arrow string array (published rows)
 
 
 @dataclass
@@ -55,30 +56,46 @@ class _Tally:
 
 
 def key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invariant]:
-    """Key format, uniqueness, canonical keys, orbit sizes, stones, variants and the 16 = merged 8 check of `source`.
+    """Key format, uniqueness, canonical keys, orbit sizes, stones and variants of the published rows of `source`.
 
-    Family by family, every key of the 8 and 16 symmetries is parsed and checked in batches; the
-    well-formed ones go to scratch tables (their own key, and the 16-canonical key they merge into),
-    split by merge key into parts of about MERGE_PARTITION_ROWS rows, where DuckDB sums the merge
-    one part at a time (a part's hash tables fit in memory; a key's 8 and 16 rows and any copies of
-    a row all land in the same part). Keys that come in strictly increasing order within each
-    symmetry, as the build writes them, are unique; otherwise DuckDB counts the duplicates too.
+    Family by family, every key text of the 8 and 16 symmetries is parsed and checked in batches on
+    CHECKERS threads. Keys that come in strictly increasing order within each symmetry, as the build
+    writes them, are unique; otherwise DuckDB counts the duplicates.
     """
-    tallies = {
-        name: _Tally(name)
-        for name in (
-            "key_is_colour_then_family_digits",
-            "family_symmetry_key_unique",
-            "key_is_canonical",
-            "orbit_size_matches_key",
-            "key_variants_recanonicalise_to_key",
-            "stones_match_key",
-            "symmetry16_is_symmetry8_merged_by_colour_swap",
-        )
-    }
-    present = dict(con.execute("SELECT family, count(*) FROM query_table(?) GROUP BY family", [source]).fetchall())
-    for family in sorted(set(present) & set(FAMILIES)):
+    tallies = _tallies(
+        "key_is_colour_then_family_digits", "family_symmetry_key_unique", "key_is_canonical",
+        "orbit_size_matches_key", "key_variants_recanonicalise_to_key", "stones_match_key",
+    )
+    for family in _families(con, source):
         groups = {symmetry: FAMILIES[family].group(symmetry) for symmetry in SYMMETRIES}
+        order = _Order()
+        with ThreadPoolExecutor(max_workers=CHECKERS) as checker:  # batches are checked while others are read
+            pending: deque[Future[_Checked]] = deque()
+            for symmetry in SYMMETRIES:
+                for batch in _batches(con, source, family, symmetry, "expectations__pattern_stats_key_batches"):
+                    pending.append(checker.submit(_check_rows, family, groups[symmetry], symmetry, batch))
+                    if len(pending) > CHECKERS:
+                        _tally(pending.popleft().result(), tallies, order)
+            while pending:
+                _tally(pending.popleft().result(), tallies, order)
+        if not order.increasing:
+            tallies["family_symmetry_key_unique"].add(*_duplicate_texts(con, source, family))
+    return [tally.invariant() for tally in tallies.values()]
+
+
+def complete_count_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invariant]:
+    """Uniqueness of the int keys of complete counts `source` (the build state) and the 16 = merged 8 check.
+
+    Family by family, the keys of the 8 and 16 symmetries go to scratch tables (their own key, and
+    the 16-canonical key they merge into), split by merge key into parts of about
+    MERGE_PARTITION_ROWS rows, where DuckDB sums the merge one part at a time (a part's hash tables
+    fit in memory; a key's 8 and 16 rows and any copies of a row all land in the same part). The
+    check needs every key: a key below its threshold can be part of a 16-key above it.
+    """
+    tallies = _tallies("complete_counts_key_unique", "symmetry16_is_symmetry8_merged_by_colour_swap")
+    present = dict(con.execute("SELECT family, count(*) FROM query_table(?) GROUP BY family", [source]).fetchall())
+    for family in _families(con, source):
+        group16 = FAMILIES[family].group(16)
         parts = 1 << max(0, math.ceil(math.log2(present[family] / MERGE_PARTITION_ROWS)))
         tables = [f"{MERGE_TABLE}_{part}" for part in range(parts)]
         try:
@@ -88,24 +105,33 @@ def key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invarian
                     "(symmetry INTEGER, own BIGINT, key BIGINT, occurrence BIGINT, chosen BIGINT)"
                 )
             order = _Order()
-            with ThreadPoolExecutor(max_workers=CHECKERS) as checker:  # batches are checked while others are inserted
+            with ThreadPoolExecutor(max_workers=CHECKERS) as splitter:  # batches are split while others are inserted
                 pending: deque[Future[_Checked]] = deque()
                 for symmetry in SYMMETRIES:
-                    for batch in _batches(con, source, family, symmetry):
-                        pending.append(checker.submit(_merge_rows, family, groups, symmetry, batch, parts))
+                    for batch in _batches(con, source, family, symmetry, "expectations__pattern_counts_key_batches"):
+                        pending.append(splitter.submit(_merge_rows, group16, symmetry, batch, parts))
                         if len(pending) > CHECKERS:
-                            _take(con, tables, pending.popleft().result(), tallies, order)
+                            _insert(con, tables, pending.popleft().result(), order)
                 while pending:
-                    _take(con, tables, pending.popleft().result(), tallies, order)
+                    _insert(con, tables, pending.popleft().result(), order)
             for table in tables:
                 if not order.increasing:
-                    tallies["family_symmetry_key_unique"].add(*_duplicates(con, family, table))
+                    tallies["complete_counts_key_unique"].add(*_duplicates(con, family, table))
                 tallies["symmetry16_is_symmetry8_merged_by_colour_swap"].add(*_merge_differences(con, family, table))
         finally:
             for table in tables:
                 con.execute(f"DROP TABLE IF EXISTS {table}")
     return [tally.invariant() for tally in tallies.values()]
 
+
+def _tallies(*names: str) -> dict[str, _Tally]:
+    return {name: _Tally(name) for name in names}
+
+
+def _families(con: duckdb.DuckDBPyConnection, source: str) -> list[str]:
+    """The registered families with rows in `source`."""
+    present = {family for (family,) in con.execute("SELECT DISTINCT family FROM query_table(?)", [source]).fetchall()}
+    return sorted(present & set(FAMILIES))
 
 
 @dataclass
@@ -126,37 +152,47 @@ class _Order:
 @dataclass(frozen=True)
 class _Checked:
     """One checked batch: its well-formed keys, the violations found (count and examples by invariant name) and
-    its scratch rows by part."""
+    its scratch rows by part (complete counts only)."""
 
     symmetry: int
     keys: npt.NDArray[np.int64]
     found: dict[str, tuple[int, list[str]]]
-    parts: list[pa.Table]
+    parts: list[pa.Table] = field(default_factory=list)
 
 
-def _merge_rows(family: str, groups: dict[int, Group], symmetry: int, batch: Batch, parts: int) -> _Checked:
-    """Check one batch, then its scratch rows (symmetry, own key, 16-canonical key, counts) split into `parts`."""
-    keys, ok, found = _check_batch(family, groups[symmetry], batch)
-    merge_keys = groups[16].canonicalize(keys)[0] if symmetry == 8 else keys
+def _check_rows(family: str, group: Group, symmetry: int, batch: Batch) -> _Checked:
+    """Check one batch of published rows."""
+    keys, _, found = _check_batch(family, group, batch)
+    return _Checked(symmetry, keys, found)
+
+
+def _merge_rows(group16: Group, symmetry: int, batch: Batch, parts: int) -> _Checked:
+    """The scratch rows of one batch of complete counts (symmetry, own key, 16-canonical key, counts) split into
+    `parts`."""
+    keys = batch["key"]
+    merge_keys = group16.canonicalize(keys)[0] if symmetry == 8 else keys
     rows = pa.table({
         "symmetry": pa.array(np.full(len(keys), symmetry, dtype=np.int32)), "own": keys,
-        "key": merge_keys, "occurrence": batch["occurrence"][ok], "chosen": batch["chosen"][ok],
+        "key": merge_keys, "occurrence": batch["occurrence"], "chosen": batch["chosen"],
     })
     part_of = (merge_keys % parts).astype(np.int32)
     order = np.argsort(part_of, kind="stable")
     ends = np.cumsum(np.bincount(part_of, minlength=parts))
     rows = rows.take(order)
     split = [rows.slice(end - size, size) for end, size in zip(ends, np.diff(ends, prepend=0), strict=True)]
-    return _Checked(symmetry, keys, found, split)
+    return _Checked(symmetry, keys, {}, split)
 
 
-def _take(
-    con: duckdb.DuckDBPyConnection, tables: list[str], checked: _Checked, tallies: dict[str, _Tally], order: _Order
-) -> None:
-    """Count a checked batch's violations and key order (batches are taken in table order) and append each part's
-    scratch rows to its table."""
+def _tally(checked: _Checked, tallies: dict[str, _Tally], order: _Order) -> None:
+    """Count a checked batch's violations and note its key order (batches are taken in table order)."""
     for name, (count, examples) in checked.found.items():
         tallies[name].add(count, examples)
+    order.add(checked.symmetry, checked.keys)
+
+
+def _insert(con: duckdb.DuckDBPyConnection, tables: list[str], checked: _Checked, order: _Order) -> None:
+    """Note a batch's key order (batches are taken in table order) and append each part's scratch rows to its
+    table."""
     order.add(checked.symmetry, checked.keys)
     for table, rows in zip(tables, checked.parts, strict=True):
         con.register("merge_rows", rows)
@@ -165,13 +201,13 @@ def _take(
 
 
 def _batches(
-    con: duckdb.DuckDBPyConnection, source: str, family: str, symmetry: int
+    con: duckdb.DuckDBPyConnection, source: str, family: str, symmetry: int, query: str
 ) -> Iterator[Batch]:
-    """The rows of one family and symmetry of `source` as numpy columns (keys as Arrow strings), about BATCH_ROWS
-    at a time."""
+    """The rows of one family and symmetry of `source` (SQL file `query`) as numpy columns (key texts as Arrow
+    strings), about BATCH_ROWS at a time."""
     with con.cursor() as cursor:  # its own cursor: the caller writes through `con` while this streams
         reader = cursor.sql(
-            sql_text("expectations__pattern_stats_key_batches"),
+            sql_text(query),
             params={"source": source, "family": family, "symmetry": symmetry},
         ).to_arrow_reader(BATCH_ROWS)
         pending: list[pa.RecordBatch] = []
@@ -187,10 +223,13 @@ def _batches(
 
 
 def _columns(record_batches: list[pa.RecordBatch]) -> Batch:
-    """Numpy columns of record batches; `key` stays an Arrow string array."""
+    """Numpy columns of record batches; a text `key` stays an Arrow string array."""
     table = pa.Table.from_batches(record_batches)
-    columns = {name: table.column(name).to_numpy() for name in ("orbit_size", "stones", "occurrence", "chosen")}
-    columns["key"] = pa.concat_arrays(table.column("key").chunks).cast(pa.large_string())
+    columns: Batch = {name: table.column(name).to_numpy() for name in table.column_names if name != "key"}
+    key = table.column("key")
+    columns["key"] = (
+        key.to_numpy() if pa.types.is_integer(key.type) else pa.concat_arrays(key.chunks).cast(pa.large_string())
+    )
     return columns
 
 
@@ -234,6 +273,17 @@ def _check_batch(
         found[name] = (len(rows), examples)
     return keys, ok, found
 
+
+
+def _duplicate_texts(con: duckdb.DuckDBPyConnection, source: str, family: str) -> tuple[int, list[str]]:
+    """Number of (symmetry, key) pairs of one family of published rows `source` given more than once, and
+    examples."""
+    rows = con.sql(
+        sql_text("expectations__pattern_stats_duplicate_texts"),
+        params={"source": source, "family": family, "samples": SAMPLES},
+    ).fetchall()
+    examples = [f"{family}/{symmetry} {key}: {copies} rows" for _, symmetry, key, copies in rows]
+    return (rows[0][0] if rows else 0), examples
 
 
 def _duplicates(con: duckdb.DuckDBPyConnection, family: str, table: str) -> tuple[int, list[str]]:

@@ -22,7 +22,7 @@ from prefect import Task, flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import PrefectFuture
 
-from gopat.effects.warehouse.fetch import Fetched, check_sources
+from gopat.effects.warehouse.fetch import Fetched, check_sources, sha256_file
 from gopat.effects.warehouse.layout import (
     Layout,
     code_version,
@@ -56,13 +56,14 @@ from gopat.flows.patterns import extract_shards, move_patterns_file, pattern_sta
 from gopat.flows.shards import check_runner
 from gopat.transforms.analytics.counting import build_game_counts
 from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
+from gopat.transforms.analytics.tail import build_pattern_tail
 from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES, check_event_families
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES, check_families
 from gopat.transforms.patterns.templates import DEFAULT_MIN_OCCURRENCE, build_dont_care_templates
 
 PUBLISHED = (
-    "games", "moves", "setups", "rejects", "pattern_stats", "move_patterns", "fuseki", "opening_tree",
-    "dont_care_templates", "game_counts",
+    "games", "moves", "setups", "rejects", "pattern_stats", "pattern_tail", "move_patterns", "fuseki",
+    "opening_tree", "dont_care_templates", "game_counts",
 )
 GAME_TABLES = ("games", "moves", "setups", "rejects", "fuseki", "opening_tree", "game_counts")  # need no pattern_stats
 DUCKDB_MEMORY = "2GB"  # the build's DuckDB spills to staging/ beyond this (with workers: peak <= 4 GiB)
@@ -108,6 +109,11 @@ class Plan:
         """The folder of the release this build extends."""
         return self.layout.release_dir(self.base["version"]) if self.base else None
 
+    @property
+    def previous_state(self) -> Path | None:
+        """The complete pattern counts of the release this build extends (docs/releases.md#build-state)."""
+        return self.layout.state_file(self.base["version"]) if self.base else None
+
 
 @task(cache_policy=NO_CACHE)
 def build_game_analytics(con: duckdb.DuckDBPyConnection, config: BuildConfig) -> None:
@@ -150,13 +156,15 @@ def publish_release(
     manifest: Manifest,
     keep: int | None = None,
     staged: dict[str, Path] | None = None,
+    state: Path | None = None,
 ) -> Path:
     """Write the release atomically, switch CURRENT, refresh the catalog, keep the `keep` newest releases.
 
-    `staged`: tables already written as Parquet files (hard-linked into the release).
+    `staged`: tables already written as Parquet files (hard-linked into the release); `state`: the
+    build's complete pattern counts, kept beside the release (docs/releases.md#build-state).
     """
     path = publish(layout, con, version=version, tables=list(PUBLISHED), manifest=dict(manifest), keep=keep,
-                   staged=staged)
+                   staged=staged, state=state)
     get_run_logger().info("published %s", path)
     return path
 
@@ -167,6 +175,7 @@ def build_release(
     warehouse: str = "warehouse",
     expected_sha256: list[str | None] | None = None,
     families: tuple[str, ...] = DEFAULT_FAMILIES,
+    min_occurrence: dict[str, int] | None = None,
     event_families: tuple[str, ...] = DEFAULT_EVENT_FAMILIES,
     workers: int = 0,
     shard_size: int = 200,
@@ -182,7 +191,9 @@ def build_release(
     """Build and publish a release from `sources` (URLs, archives, SGF files or folders).
 
     `expected_sha256` pairs with `sources` by position; `workers=0` uses every core; ingest works
-    in shards of `shard_size` files, extraction in shards of `pattern_shard_size` games;
+    in shards of `shard_size` files, extraction in shards of `pattern_shard_size` games; `min_occurrence`
+    maps families to the number of times a key must be seen to be published in pattern_stats (the rest
+    is summed in pattern_tail; defaults and limits: transforms/patterns/families.py);
     `show_progress` is 'auto', 'bar', 'log' or 'quiet' (flows/progress.py); `runner` is where shard
     work runs: 'local' processes, 'dask' (a temporary local Dask cluster) or a Dask scheduler
     address (flows/shards.py); it does not change the release. `move_patterns` holds the chosen
@@ -199,7 +210,8 @@ def build_release(
     check_runner(runner)
     check_families(families)
     check_event_families(event_families)
-    config = build_config(families=families, event_families=event_families, fuseki_moves=fuseki_moves,
+    config = build_config(families=families, min_occurrence=min_occurrence or {}, event_families=event_families,
+                          fuseki_moves=fuseki_moves,
                           template_families=template_families, template_min_occurrence=template_min_occurrence,
                           game_counts_moves=game_counts_moves)
     timings: dict[str, float] = {}
@@ -285,13 +297,15 @@ def _build_and_publish(
         staged, manifest, expectations = _tables_and_suites(
             con, stage, plan, run, ingest=ingest, manifest_now=manifest_now, timings=timings
         )
+        state = staged.pop("state")
+        manifest["state"] = {"sha256": sha256_file(state), "bytes": state.stat().st_size}
         manifest["row_counts"] = {t: count_rows(con, t) for t in PUBLISHED}
         manifest["expectations"] = {table: expectations[table] for table in PUBLISHED}
         version = next_version(plan.layout, plan.content)
         manifest["timings"] = timings
         manifest["ingest_cpu"] = cpu
         with _timed(timings, "publish"):
-            publish_release(plan.layout, con, version, manifest, keep, staged=staged)
+            publish_release(plan.layout, con, version, manifest, keep, staged=staged, state=state)
     finally:
         con.close()
         shutil.rmtree(stage, ignore_errors=True)
@@ -302,8 +316,9 @@ def _tables_and_suites(
     con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, *, ingest: Ingest,
     manifest_now: Callable[[], Manifest], timings: dict[str, float],
 ) -> tuple[dict[str, Path], Manifest, dict[str, Any]]:
-    """Build the analytics, pattern_stats and move_patterns and run every suite; returns the files of pattern_stats
-    and move_patterns by table, the manifest (made once the game suites passed) and the suites' results.
+    """Build the analytics, pattern_stats, pattern_tail and move_patterns and run every suite; returns the files of
+    pattern_stats and move_patterns by table and of the build state ("state"), the manifest (made once the game
+    suites passed) and the suites' results.
 
     The analytics of games and moves, and the suites of their tables, run while pattern_stats is built.
     """
@@ -312,7 +327,11 @@ def _tables_and_suites(
         game_suites = side(validate_tables, {"ingest": asdict(ingest), "config": plan.config}, tables=GAME_TABLES,
                            wait_for=[game_analytics])
         with _timed(timings, "aggregate"):
-            pattern_stats = pattern_stats_file(con, stage, previous=plan.previous, show=run.show)
+            pattern_stats, state = pattern_stats_file(
+                con, stage, previous_state=plan.previous_state, min_occurrence=plan.config["min_occurrence"],
+                show=run.show,
+            )
+            build_pattern_tail(con, min_occurrence=plan.config["min_occurrence"])
         fault_point("aggregate")
         templates = side(build_templates, plan.config)  # while move_patterns is written and the suites run
         with _timed(timings, "move_patterns"):
@@ -323,10 +342,10 @@ def _tables_and_suites(
             expectations: dict[str, Any] = game_suites.result()
         manifest = manifest_now()
         with _timed(timings, "validate"):
-            expectations |= validate_tables(con, manifest, tables=["pattern_stats", "move_patterns"])
+            expectations |= validate_tables(con, manifest, tables=["pattern_tail", "pattern_stats", "move_patterns"])
             templates.result()
             expectations |= validate_tables(con, manifest, tables=["dont_care_templates"])
-    return {"pattern_stats": pattern_stats, "move_patterns": move_patterns}, manifest, expectations
+    return {"pattern_stats": pattern_stats, "move_patterns": move_patterns, "state": state}, manifest, expectations
 
 
 @contextlib.contextmanager
@@ -362,4 +381,4 @@ def _timed(timings: dict[str, float], phase: str) -> Iterator[None]:
     start = time.perf_counter()
     yield
     timings[phase] = round(time.perf_counter() - start, 3)
-    get_run_logger().info("%s took %.1f s", phase, timings[phase])
+    get_run_logger().info("%s took %.2f s", phase, timings[phase])

@@ -1,5 +1,5 @@
-"""The build's pattern tasks: extract counts and chosen events in shards, sum the counts into pattern_stats, write the
-events as move_patterns, and merge both with a previous release."""
+"""The build's pattern tasks: extract counts and chosen events in shards, sum the counts into the build state and
+pattern_stats, write the events as move_patterns, and merge both with a previous release."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import functools
 import itertools
 import shutil
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import duckdb
@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from gopat.effects.parquet import merge_pattern_stats_files, pattern_stats_writer, write_move_patterns
+from gopat.effects.parquet import merge_pattern_counts, pattern_counts_writer, write_move_patterns
 from gopat.effects.warehouse.lock import fault_point
 from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
@@ -76,15 +76,18 @@ def extract_shards(
 
 
 @task(cache_policy=NO_CACHE)
-def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, out: Path, show: str) -> Path:
-    """Sum the shards' canonical counts in DuckDB and write them, described, to Parquet file `out`.
+def aggregate_patterns(
+    con: duckdb.DuckDBPyConnection, stage: Path, *, state: Path, published: Path | None,
+    min_occurrence: Mapping[str, int], show: str,
+) -> None:
+    """Sum the shards' canonical counts in DuckDB into Parquet file `state` (the complete counts) and, if `published`
+    is given, write the rows of pattern_stats kept by `min_occurrence` to it, described.
 
     Each family and symmetry is summed in key ranges of about SUM_ROWS_PER_QUERY shard rows (cut at
-    approximate quantiles of the keys), in key order, so neither the sum nor the file needs more
-    memory than one range, and the table comes out sorted without a global sort. Each range is
-    described and written on a thread while DuckDB sums the next one, in row groups that do not
-    depend on the ranges (effects/parquet.py pattern_stats_writer). Returns `out`: the file of `pattern_stats` the
-    release publishes, or of the new games' counts in an incremental build.
+    approximate quantiles of the keys), in key order, so neither the sum nor the files need more
+    memory than one range, and the tables come out sorted without a global sort. Each range is
+    written on a thread while DuckDB sums the next one, in row groups that do not depend on the
+    ranges (effects/parquet.py pattern_counts_writer).
     """
     shards = sorted((stage / "patterns").glob("*.parquet"))  # extract_shards writes one at least
     view(con, "pattern_shards", shards)
@@ -92,29 +95,33 @@ def aggregate_patterns(con: duckdb.DuckDBPyConnection, stage: Path, *, out: Path
     counts = con.execute("SELECT family, symmetry, count(*) FROM pattern_shards GROUP BY ALL ORDER BY ALL").fetchall()
     parts = [(family, symmetry, bounds) for family, symmetry, rows in counts
              for bounds in _key_ranges(con, family, symmetry, -(-rows // SUM_ROWS_PER_QUERY))]
-    with progress(show, "pattern_stats", len(parts)) as advance, pattern_stats_writer(out) as write:
+    with (
+        progress(show, "pattern_stats", len(parts)) as advance,
+        pattern_counts_writer(state, published=published, min_occurrence=min_occurrence) as write,
+    ):
         for family, symmetry, (lo, hi) in parts:
             con.execute(
                 "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
                 [family, symmetry, lo, hi],
             )
-            summed = con.sql(sql_text("pattern_stats")).to_arrow_table()
-            write((family, symmetry), summed)
+            write((family, symmetry), con.sql(sql_text("pattern_counts")).to_arrow_table())
             advance(f"{family} {symmetry}")
-    return out
 
 
 @task(cache_policy=NO_CACHE)
-def merge_pattern_stats(previous: Path, new: Path, out: Path, *, show: str) -> Path:
-    """Write `pattern_stats` of an incremental build to `out`: the previous release's file plus the new games'.
+def merge_state(
+    previous: Path, new: Path, *, state: Path, published: Path, min_occurrence: Mapping[str, int], show: str
+) -> None:
+    """Write the complete counts of an incremental build to `state`, the previous state plus the new games' counts,
+    and the rows of pattern_stats they give to `published`.
 
-    Both files are sorted by family, symmetry and key, in row groups of one family and symmetry (as
-    aggregate_patterns writes them). They are merged in one pass, a row group at a time
-    (effects/parquet.py merge_pattern_stats_files), so memory holds a few row groups whatever the
-    corpus size. Returns `out`.
+    Both inputs are sorted by family, symmetry and key (as aggregate_patterns writes them) and are
+    merged in one pass, a row group at a time (effects/parquet.py merge_pattern_counts), so memory
+    holds a few row groups whatever the corpus size; a key whose combined count reaches its family's
+    threshold is published exactly as a full build publishes it.
     """
-    merge_pattern_stats_files(previous, new, out, progress=functools.partial(progress, show, "pattern_stats merge"))
-    return out
+    with pattern_counts_writer(state, published=published, min_occurrence=min_occurrence) as write:
+        merge_pattern_counts(previous, new, write, progress=functools.partial(progress, show, "pattern_stats merge"))
 
 
 @task(cache_policy=NO_CACHE)
@@ -166,22 +173,30 @@ def _key_ranges(
     return list(itertools.pairwise(bounds))
 
 
-def pattern_stats_file(con: duckdb.DuckDBPyConnection, stage: Path, *, previous: Path | None, show: str) -> Path:
-    """Write the release's pattern_stats file from the shards in `stage` and create the views its suite reads.
+def pattern_stats_file(
+    con: duckdb.DuckDBPyConnection, stage: Path, *, previous_state: Path | None, min_occurrence: Mapping[str, int],
+    show: str,
+) -> tuple[Path, Path]:
+    """Write the release's pattern_stats file and the build's complete counts from the shards in `stage`, and create
+    the views the suites read; returns (pattern_stats file, state file).
 
-    A full build aggregates the shards; an incremental one (`previous`: the release it extends)
-    aggregates the new games' shards and merges them with the previous release's file.
+    A full build aggregates the shards; an incremental one (`previous_state`: the complete counts of
+    the release it extends) aggregates the new games' shards and merges them with the previous state.
+    The views are pattern_stats, pattern_counts (the complete counts) and, in an incremental build,
+    pattern_counts_previous and pattern_counts_new.
     """
-    out = stage / "pattern_stats.parquet"
-    if previous is None:
-        pattern_stats = aggregate_patterns(con, stage, out=out, show=show)
+    out, state = stage / "pattern_stats.parquet", stage / "pattern_counts.parquet"
+    if previous_state is None:
+        aggregate_patterns(con, stage, state=state, published=out, min_occurrence=min_occurrence, show=show)
     else:
-        new = aggregate_patterns(con, stage, out=stage / "pattern_stats_new.parquet", show=show)
-        pattern_stats = merge_pattern_stats(previous / "pattern_stats.parquet", new, out, show=show)
-        view(con, "pattern_stats_previous", [previous / "pattern_stats.parquet"])
-        view(con, "pattern_stats_new", [new])
-    view(con, "pattern_stats", [pattern_stats])
-    return pattern_stats
+        new = stage / "pattern_counts_new.parquet"
+        aggregate_patterns(con, stage, state=new, published=None, min_occurrence=min_occurrence, show=show)
+        merge_state(previous_state, new, state=state, published=out, min_occurrence=min_occurrence, show=show)
+        view(con, "pattern_counts_previous", [previous_state])
+        view(con, "pattern_counts_new", [new])
+    view(con, "pattern_stats", [out])
+    view(con, "pattern_counts", [state])
+    return out, state
 
 
 def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path]) -> None:

@@ -21,6 +21,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     build.add_argument("--families", nargs="+", metavar="F",
                        help="pattern families (default: d12 sq3 sq5 dia13 blk4; "
                             "prediction: lib5 lib9 lib13 dia21 dia29)")
+    build.add_argument("--min-occurrence", nargs="+", metavar="F=N", default=[],
+                       help="publish only the keys of family F seen at least N times in pattern_stats, the rest "
+                            "summed in pattern_tail (not d12 sq3 dia13; default: 1)")
     build.add_argument("--move-patterns", nargs="+", metavar="F",
                        help="families of the move_patterns table, among --families (default: d12 dia13 sq3; "
                             "not blk4)")
@@ -56,18 +59,23 @@ def run(args: argparse.Namespace) -> int:
         from gopat.transforms.patterns.canonical import check_event_families
 
         check_event_families(args.move_patterns)
+    from gopat.transforms.patterns.families import DEFAULT_FAMILIES, min_occurrence
+
+    families = tuple(args.families or DEFAULT_FAMILIES)
+    thresholds = parse_thresholds(args.min_occurrence)
+    min_occurrence(families, thresholds)
     if args.quiet:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
     from gopat.effects.warehouse.manifest import Ingest
     from gopat.flows.build import build_release
     from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES
-    from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 
     manifest = build_release(
         sources=args.source,
         warehouse=args.warehouse,
         expected_sha256=args.expected_sha256,
-        families=tuple(args.families or DEFAULT_FAMILIES),
+        families=families,
+        min_occurrence=thresholds,
         event_families=tuple(args.move_patterns or DEFAULT_EVENT_FAMILIES),
         workers=args.workers,
         runner=args.runner,
@@ -78,3 +86,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"release {manifest['version']}: {Path(args.warehouse) / 'releases' / manifest['version']}")
     print(ingest.line())
     return 0 if ingest.balanced else 1
+
+
+def parse_thresholds(items: list[str]) -> dict[str, int]:
+    """`--min-occurrence` values (``F=N``) as a dict; ValueError naming the first malformed one."""
+    thresholds: dict[str, int] = {}
+    for item in items:
+        family, sep, number = item.partition("=")
+        if not sep or not family or not number.isdigit():
+            raise ValueError(f"--min-occurrence takes FAMILY=N (N a positive integer), got {item!r}")
+        thresholds[family] = int(number)
+    return thresholds

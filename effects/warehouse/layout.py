@@ -43,6 +43,14 @@ class Layout:
         return self.root / "releases"
 
     @property
+    def state(self) -> Path:
+        """The build state: each release's complete pattern counts (docs/releases.md#build-state)."""
+        return self.root / "state"
+
+    def state_file(self, version: str) -> Path:
+        return self.state / f"{version}.parquet"
+
+    @property
     def current_file(self) -> Path:
         return self.releases / "CURRENT"
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, TypedDict
 
 from gopat.effects.warehouse.fetch import Fetched
 from gopat.effects.warehouse.layout import Layout, created_now, read_manifest
+from gopat.transforms.patterns.families import min_occurrence as thresholds
 
-INCREMENTAL_TABLES = ("games", "moves", "setups", "rejects", "pattern_stats", "move_patterns")  # the files an incremental build reuses
+INCREMENTAL_TABLES = ("games", "moves", "setups", "rejects", "move_patterns")  # the files an incremental build reuses
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,7 @@ class BuildConfig(TypedDict):
     """The options that change a release's tables (part of its content hash)."""
 
     families: list[str]
+    min_occurrence: dict[str, int]
     event_families: list[str]
     fuseki_moves: int
     template_families: list[str]
@@ -69,12 +72,14 @@ class Manifest(TypedDict, total=False):
     timings: dict[str, float]
     ingest_cpu: dict[str, float]
     files: dict[str, dict[str, Any]]
+    state: dict[str, Any]
     version: str
 
 
 def build_config(
     *,
     families: Sequence[str],
+    min_occurrence: Mapping[str, int],
     event_families: Sequence[str],
     fuseki_moves: int,
     template_families: Sequence[str],
@@ -82,9 +87,11 @@ def build_config(
     game_counts_moves: int,
 ) -> BuildConfig:
     """The config of a build; move_patterns and templates only for the `event_families` and `template_families`
-    that are also in `families`."""
+    that are also in `families`; the publication threshold of every family (`min_occurrence` over the defaults,
+    transforms/patterns/families.py)."""
     return {
         "families": sorted(families),
+        "min_occurrence": thresholds(families, min_occurrence),
         "event_families": sorted(f for f in event_families if f in families),
         "fuseki_moves": fuseki_moves,
         "template_families": [f for f in template_families if f in families],
@@ -129,7 +136,8 @@ def full_build_reason(
     """Why a build cannot extend release `current` (its `manifest`), or None when it can.
 
     It can when it was built by the same code and config from the first of `fetched` (same names,
-    same sha256), at least one source is new, and its files are all there.
+    same sha256), at least one source is new, and its files and its build state (the complete
+    pattern counts, docs/releases.md#build-state) are all there.
     """
     given = source_entries(fetched)
     built = manifest.get("sources", [])
@@ -144,8 +152,15 @@ def full_build_reason(
         "was not built from the first of these sources, with at least one new": (
             not 0 < len(built) < len(given) or given[: len(built)] != built),
         f"has missing or resized files: {', '.join(damaged)}": bool(damaged),
+        f"has no build state of the same size as its manifest's ({layout.state_file(current)})": not _state_kept(
+            layout.state_file(current), manifest),
     }
     return next((reason for reason, holds in reasons.items() if holds), None)
+
+
+def _state_kept(path: Path, manifest: Mapping[str, Any]) -> bool:
+    """Whether the build state of a release is at `path` with the size its manifest records."""
+    return path.is_file() and path.stat().st_size == manifest.get("state", {}).get("bytes")
 
 
 def incremental_base(

@@ -36,6 +36,7 @@ def publish(
     manifest: Manifest,
     keep: int | None = None,
     staged: Mapping[str, Path] | None = None,
+    state: Path | None = None,
 ) -> Path:
     """Publish `tables` of `con` as releases/<version>/ and make it current; keep the `keep` newest releases.
 
@@ -45,7 +46,10 @@ def publish(
     call created, so the previous release stays current; a release of the same version left by a
     killed build is reused if it verifies. Disk errors raise OSError. `staged` maps tables already
     written as Parquet under the warehouse (the build writes pattern_stats while it sums it) to
-    their files, which are hard-linked into the release instead of exported again.
+    their files, which are hard-linked into the release instead of exported again. `state` (the
+    build's complete pattern counts, docs/releases.md#build-state) is moved to state/<version>.parquet
+    before CURRENT switches; a state without its release (deleted by `keep`, or left by a build killed
+    before CURRENT switched) is deleted.
     """
     if keep is not None and keep < 1:
         raise ValueError(f"keep must be at least 1, got {keep}")
@@ -56,11 +60,18 @@ def publish(
         if final.exists():
             remove(final)
         _write_release(layout, con, version=version, tables=tables, manifest=manifest, staged=staged or {})
+    if state is not None:
+        layout.state.mkdir(exist_ok=True)
+        os.replace(state, layout.state_file(version))
+        fsync_dir(layout.state)
     known = versions(layout)
     kept = known if keep is None else sorted(set(known[-keep:]) | {version})
     commit(layout, kept=kept, current=version, rollback=final if created else None)
     for old in sorted(set(known) - set(kept)):
         remove(layout.release_dir(old))
+    for path in sorted(layout.state.glob("*.parquet")):  # of releases deleted, or of a build killed before CURRENT
+        if path.stem not in kept:
+            remove(path)
     return final
 
 

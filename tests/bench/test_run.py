@@ -27,7 +27,7 @@ def prefect_api() -> Iterator[str]:
 def test_benchmark_smoke_reports_every_figure_and_flags_a_regression(tiny_archive: Path, prefect_api: str) -> None:
     run = subprocess.run(
         [sys.executable, str(REPO / "bench" / "run.py"), "--corpus", str(tiny_archive), "--runs", "1",
-         "--scaling", "--incremental", "--new-games", "50", "--max-ratio", "0.001"],
+         "--scaling", "--incremental", "--new-games", "50", "--small-base", "60", "--max-ratio", "0.001"],
         capture_output=True, text=True, timeout=900, check=False,
         env={**os.environ, "PREFECT_API_URL": prefect_api},
     )
@@ -36,7 +36,8 @@ def test_benchmark_smoke_reports_every_figure_and_flags_a_regression(tiny_archiv
     assert "corpus" in out and "(200 SGF members)" in out
     line = re.search(r"run 1: A ([\d.]+) s \((\d+) games/s\), B ([\d.]+) s \((\d+) games/s\), B/A ([\d.]+), "
                      r"peak RSS ([\d.]+) GiB, quarter ([\d.]+) s \(full/quarter ([\d.]+)\), "
-                     r"incremental ([\d.]+) s \(incremental/B ([\d.]+)\)", out)
+                     r"incremental ([\d.]+) s \(incremental/B ([\d.]+)\), "
+                     r"onto the small base ([\d.]+) s \(large/small ([\d.]+)\)", out)
     assert line, out
     a, b, ratio, peak = float(line[1]), float(line[3]), float(line[5]), float(line[6])
     assert a > 0 and b > 0
@@ -49,6 +50,13 @@ def test_benchmark_smoke_reports_every_figure_and_flags_a_regression(tiny_archiv
     assert base and float(base[1]) > 0 and 0 < int(base[2]) <= 150, out  # the first 150 of 200 games
     assert re.search(r"median incremental [\d.]+ s, median incremental/B [\d.]+ \(target < 0\.15\)", out), out
     assert re.search(r"median scaling full/quarter [\d.]+", out)
+    small_seconds, size_ratio = float(line[11]), float(line[12])
+    assert small_seconds > 0
+    assert abs(size_ratio - incremental / small_seconds) <= 0.01 + 0.1 * incremental / small_seconds**2
+    small = re.search(r"small base build ([\d.]+) s \((\d+) games\)", out)
+    assert small and int(small[2]) == 60, out
+    assert re.search(r"median incremental onto the small base [\d.]+ s, median large/small [\d.]+ \(target <= 1\.3\)",
+                     out), out
     profile = re.search(r"B profile, wall \(median seconds, share of B[^)]*\): (.*)", out)
     assert profile, out
     shares = {}

@@ -33,6 +33,11 @@ CASES = [
     (["report", "--warehouse", "{w}", "--out", "{w}/report"], ["no release"]),
     (["build", "--source", "{missing}", "--warehouse", "{w}"], ["{missing}"]),
     (["build", "--source", "{sgf}", "--warehouse", "{w}", "--families", "zz"], ["zz"]),
+    (["build", "--source", "{sgf}", "--warehouse", "{w}", "--min-occurrence", "sq5"], ["--min-occurrence", "'sq5'"]),
+    (["build", "--source", "{sgf}", "--warehouse", "{w}", "--min-occurrence", "sq5=0"], ["sq5", "positive int"]),
+    (["build", "--source", "{sgf}", "--warehouse", "{w}", "--min-occurrence", "d12=2"], ["d12", "every key"]),
+    (["build", "--source", "{sgf}", "--warehouse", "{w}", "--families", "sq3", "--min-occurrence", "sq5=2"],
+     ["not built", "sq5"]),
 ]
 
 

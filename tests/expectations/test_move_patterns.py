@@ -27,6 +27,7 @@ HAND_WRITTEN = b"(;GM[1]FF[4]SZ[19];B[jj];W[jk];B[];W[kk];B[jl];W[bb];B[bc];W[ki
 COUNTED = "rows_per_family_equal_the_board_moves_counted"
 MANIFEST_EVENTS = "rows_per_family_equal_manifest_chosen_events"
 KEY_COUNTS = "key_counts_equal_pattern_stats_chosen"
+UNPUBLISHED = "rows_of_unpublished_keys_equal_pattern_tail_chosen"
 CANONICAL = "key8_canonical_and_key16_its_16_canonical_key"
 ROW_MOVE = "each_row_is_a_counted_board_move_of_its_colour"
 
@@ -58,6 +59,9 @@ def con(folder: Path, tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     connection = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
     for table in ("games", "moves", "pattern_stats", "move_patterns"):
         connection.execute(f"CREATE TABLE {table} AS FROM read_parquet(?)", [str(folder / f"{table}.parquet")])
+    connection.execute(  # every key published: nothing left out
+        "CREATE TABLE pattern_tail AS SELECT DISTINCT family, symmetry, 1 AS min_occurrence, 0::BIGINT AS keys, "
+        "0::BIGINT AS occurrence, 0::BIGINT AS chosen FROM pattern_stats")
     yield connection
     connection.close()
 
@@ -80,7 +84,7 @@ def failing(con: duckdb.DuckDBPyConnection, manifest: dict) -> set[str]:
 def test_valid_table_passes_and_has_the_moves_of_docs_patterns(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
     result = move_patterns.validate(con, manifest=manifest)
     assert result.success, result.failures()
-    assert len(result.outcomes) == 9
+    assert len(result.outcomes) == 10
     hand = con.execute("SELECT game_id FROM games WHERE member = 'hand.sgf'").fetchone()[0]
     rows = con.execute("SELECT family, move_number FROM move_patterns WHERE game_id = ? ORDER BY ALL",
                        [hand]).fetchall()
@@ -106,24 +110,38 @@ OTHER_SQ3_ROW = ("(SELECT max(rowid) FROM move_patterns WHERE family = 'sq3' AND
     (f"UPDATE move_patterns SET key8 = (SELECT key8 FROM move_patterns WHERE rowid = {OTHER_SQ3_ROW}), "
      f"key16 = (SELECT key16 FROM move_patterns WHERE rowid = {OTHER_SQ3_ROW}) WHERE rowid = {ONE_SQ3_ROW}",
      {KEY_COUNTS}),
-    (f"UPDATE move_patterns SET key16 = key8 WHERE rowid = {ONE_D12_ROW}", {KEY_COUNTS, CANONICAL}),
+    (f"UPDATE move_patterns SET key16 = key8 WHERE rowid = {ONE_D12_ROW}", {KEY_COUNTS, UNPUBLISHED, CANONICAL}),
     (f"UPDATE move_patterns SET colour = 'B' WHERE rowid = {ONE_D12_ROW}",
      {"key8_colour_digit_is_the_colour", ROW_MOVE}),
     # a d12 row moved to the first move of its game (a move d12 never counts), same colour, no other row there
     ("UPDATE move_patterns SET move_number = 1 WHERE rowid = "
      "(SELECT min(rowid) FROM move_patterns WHERE family = 'd12' AND colour = 'B')", {ROW_MOVE}),
     ("UPDATE move_patterns SET family = 'sq5' WHERE rowid = (SELECT min(rowid) FROM move_patterns)",
-     {"family_is_a_move_patterns_family", MANIFEST_EVENTS, COUNTED, KEY_COUNTS, CANONICAL}),  # 27 digits: no sq5 key
+     {"family_is_a_move_patterns_family", MANIFEST_EVENTS, COUNTED, KEY_COUNTS, UNPUBLISHED, CANONICAL}),
     ("UPDATE pattern_stats SET chosen = chosen + 1 WHERE rowid = "
      "(SELECT min(rowid) FROM pattern_stats WHERE family = 'dia13' AND symmetry = 16 AND chosen > 0)", {KEY_COUNTS}),
     ("UPDATE move_patterns SET key8 = '1' || key8[2:] WHERE family = 'dia13' AND colour = 'W'",
-     {"key8_colour_digit_is_the_colour", KEY_COUNTS, CANONICAL}),
+     {"key8_colour_digit_is_the_colour", KEY_COUNTS, UNPUBLISHED, CANONICAL}),
     ("UPDATE move_patterns SET key8 = key8 || '0' WHERE rowid = (SELECT min(rowid) FROM move_patterns)",
-     {KEY_COUNTS, CANONICAL}),
+     {KEY_COUNTS, UNPUBLISHED, CANONICAL}),
 ])
 def test_broken_row_is_named(con: duckdb.DuckDBPyConnection, manifest: dict, fault: str, expected: set[str]) -> None:
     con.execute(fault)
     assert failing(con, manifest) == expected
+
+
+def test_keys_left_out_of_pattern_stats_are_counted_by_the_tail(
+    con: duckdb.DuckDBPyConnection, manifest: dict
+) -> None:
+    con.execute("UPDATE pattern_tail SET keys = t.keys, occurrence = t.chosen, chosen = t.chosen FROM ("
+                "SELECT family, symmetry, count(*) AS keys, sum(chosen) AS chosen FROM pattern_stats "
+                "WHERE family = 'dia13' AND chosen <= 1 GROUP BY ALL) AS t "
+                "WHERE pattern_tail.family = t.family AND pattern_tail.symmetry = t.symmetry")
+    con.execute("DELETE FROM pattern_stats WHERE family = 'dia13' AND chosen <= 1")
+    assert con.execute("SELECT sum(chosen) FROM pattern_tail").fetchone()[0] > 0
+    assert not failing(con, manifest)
+    con.execute("UPDATE pattern_tail SET chosen = chosen - 1 WHERE family = 'dia13' AND symmetry = 16")
+    assert failing(con, manifest) == {UNPUBLISHED}
 
 
 def test_a_missing_column_fails_the_schema_only(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:

@@ -11,6 +11,7 @@ import duckdb
 import pytest
 
 from gopat.expectations import pattern_stats, pattern_stats_keys
+from gopat.transforms.analytics.tail import build_pattern_tail
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import key_string, parse_key
 
@@ -24,6 +25,21 @@ SEED_HASH = "110000020000013000003000003"
 SEED_CANONICAL = "100001020100000000303030000"
 RAW_KEYS_PER_FAMILY = 30
 RESULT = "result_is_blk4_mask_else_null"
+TOTALS, MERGE, COMPLETE = (
+    "symmetry16_totals_equal_symmetry8", "symmetry16_is_symmetry8_merged_by_colour_swap",
+    "published_plus_tail_equal_complete_counts",
+)
+# The complete counts of a table whose every key is published: its int keys and counts (docs/releases.md#build-state).
+COUNTS = """
+CREATE OR REPLACE TABLE pattern_counts AS
+SELECT
+    family, symmetry,
+    list_reduce(
+        list_concat([0::BIGINT], list_transform(split(key, ''), lambda d: d::BIGINT)), lambda acc, d: acc * 4 + d
+    ) AS key,
+    occurrence, chosen, orbit_size, result
+FROM pattern_stats
+ORDER BY family, symmetry, key"""
 
 
 def raw_events() -> dict[str, list[tuple[str, int, int]]]:
@@ -82,14 +98,17 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     con = duckdb.connect(str(path))
     con.execute(DDL)
     con.executemany("INSERT INTO pattern_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ROWS)
+    con.execute(COUNTS)  # the complete counts: every key published (thresholds of 1)
+    build_pattern_tail(con, min_occurrence=dict.fromkeys(FAMILIES, 1))
     con.close()
     return path
 
 
 @pytest.fixture
 def manifest() -> dict:
-    """The families facts matching the table."""
-    return {"ingest": {}, "families": {name: {"chosen_events": count} for name, count in CHOSEN_EVENTS.items()}}
+    """The families facts and thresholds matching the table."""
+    return {"ingest": {}, "config": {"min_occurrence": dict.fromkeys(FAMILIES, 1)},
+            "families": {name: {"chosen_events": count} for name, count in CHOSEN_EVENTS.items()}}
 
 
 def failing(con: duckdb.DuckDBPyConnection, manifest: dict) -> set[str]:
@@ -128,8 +147,11 @@ def test_valid_table_passes(con: duckdb.DuckDBPyConnection, manifest: dict) -> N
         "key_variants_recanonicalise_to_key",
         "orbit_size_matches_key",
         "chosen_sum_equals_manifest_chosen_events",
-        "symmetry16_totals_equal_symmetry8",
-        "symmetry16_is_symmetry8_merged_by_colour_swap",
+        TOTALS,
+        MERGE,
+        COMPLETE,
+        "occurrence_at_least_min_occurrence",
+        "complete_counts_key_unique",
     }
     assert json.loads(json.dumps(result.to_dict()))["success"] is True
 
@@ -143,12 +165,12 @@ def test_many_small_batches_and_parts_give_the_same_verdicts(
     family, symmetry, key, _, _ = row_where(con, "family = 'dia13' AND symmetry = 8 AND chosen = 0")
     con.execute("INSERT INTO pattern_stats SELECT * FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?",
                 [family, symmetry, key])
-    assert failing(con, manifest) == {
-        "family_symmetry_key_unique",
-        "symmetry16_totals_equal_symmetry8",
-        "symmetry16_is_symmetry8_merged_by_colour_swap",
-    }
-    con.execute("CREATE OR REPLACE TABLE pattern_stats AS SELECT DISTINCT * FROM pattern_stats")
+    assert failing(con, manifest) == {"family_symmetry_key_unique", TOTALS, COMPLETE}
+    con.execute("CREATE OR REPLACE TABLE pattern_stats AS SELECT DISTINCT * FROM pattern_stats ORDER BY ALL")
+    assert not failing(con, manifest)
+    con.execute("INSERT INTO pattern_counts FROM pattern_counts WHERE family = 'dia13' AND symmetry = 8 LIMIT 1")
+    assert failing(con, manifest) == {"complete_counts_key_unique", MERGE, COMPLETE}
+    con.execute(COUNTS)
     assert not failing(con, manifest)
     family, symmetry, key, _, _ = row_where(con, "family = 'sq5' AND symmetry = 16 AND orbit_size = 16")
     con.execute(
@@ -170,8 +192,6 @@ def test_non_canonical_key_is_caught(
         "UPDATE pattern_stats SET key = ? WHERE family = ? AND symmetry = ? AND key = ?", [text, family, symmetry, key]
     )
     expected = {"key_is_canonical", "key_variants_recanonicalise_to_key"}
-    if symmetry == 16:
-        expected.add("symmetry16_is_symmetry8_merged_by_colour_swap")
     result = pattern_stats.validate(con, manifest=manifest)
     assert {outcome.expectation for outcome in result.failures()} == expected
     details = {outcome.expectation: outcome.details for outcome in result.failures()}
@@ -205,8 +225,8 @@ def test_chosen_above_occurrence_is_caught(con: duckdb.DuckDBPyConnection, manif
         "chosen_between_0_and_occurrence",
         "chosen_rate_between_0_and_1",
         "chosen_sum_equals_manifest_chosen_events",
-        "symmetry16_totals_equal_symmetry8",
-        "symmetry16_is_symmetry8_merged_by_colour_swap",
+        TOTALS,
+        COMPLETE,
     }
 
 
@@ -217,36 +237,34 @@ def test_symmetry16_table_with_other_totals_is_caught(con: duckdb.DuckDBPyConnec
         "WHERE family = ? AND symmetry = ? AND key = ?",
         [family, symmetry, key],
     )
+    assert failing(con, manifest) == {TOTALS, COMPLETE}
+    con.execute("UPDATE pattern_counts SET occurrence = occurrence + 5 WHERE family = ? AND symmetry = ? AND key = ("
+                "SELECT min(key) FROM pattern_counts WHERE family = ? AND symmetry = ?)", [family, symmetry] * 2)
     result = pattern_stats.validate(con, manifest=manifest)
-    assert {o.expectation for o in result.failures()} == {
-        "symmetry16_totals_equal_symmetry8",
-        "symmetry16_is_symmetry8_merged_by_colour_swap",
-    }
+    assert {o.expectation for o in result.failures()} == {TOTALS, MERGE}
     assert f"{family} {key}: merged 8 occurrence" in result.failures()[-1].details
 
 
 def test_symmetry16_table_with_moved_counts_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
-    """Same totals, but the counts sit on the wrong keys: only the merge check can see it."""
+    """Same totals, but the counts sit on the wrong keys of the complete counts: only the merge check can see it."""
     rows = con.sql(
-        "SELECT key FROM pattern_stats WHERE family = 'd12' AND symmetry = 16 AND occurrence >= 2 "
+        "SELECT key FROM pattern_counts WHERE family = 'd12' AND symmetry = 16 AND occurrence >= 2 "
         "AND chosen < occurrence ORDER BY key LIMIT 2"
     ).fetchall()
-    update = (
-        "UPDATE pattern_stats SET occurrence = occurrence + ?, chosen_rate = chosen / (occurrence + ?) "
-        "WHERE family = 'd12' AND symmetry = 16 AND key = ?"
-    )
-    con.execute(update, [1, 1, rows[0][0]])
-    con.execute(update, [-1, -1, rows[1][0]])
-    assert failing(con, manifest) == {"symmetry16_is_symmetry8_merged_by_colour_swap"}
+    update = "UPDATE pattern_counts SET occurrence = occurrence + ? WHERE family = 'd12' AND symmetry = 16 AND key = ?"
+    con.execute(update, [1, rows[0][0]])
+    con.execute(update, [-1, rows[1][0]])
+    assert failing(con, manifest) == {MERGE}
 
 
 def test_missing_symmetry16_row_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
     family, symmetry, key, _, _ = row_where(con, "family = 'sq5' AND symmetry = 16 AND chosen = 0")
     con.execute("DELETE FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?", [family, symmetry, key])
-    assert failing(con, manifest) == {
-        "symmetry16_totals_equal_symmetry8",
-        "symmetry16_is_symmetry8_merged_by_colour_swap",
-    }
+    assert failing(con, manifest) == {TOTALS, COMPLETE}
+    con.execute("DELETE FROM pattern_counts WHERE family = ? AND symmetry = ? AND chosen = 0 AND key = ("
+                "SELECT min(key) FROM pattern_counts WHERE family = ? AND symmetry = ? AND chosen = 0)",
+                [family, symmetry] * 2)
+    assert failing(con, manifest) == {TOTALS, MERGE}
 
 
 def test_duplicate_key_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
@@ -255,11 +273,7 @@ def test_duplicate_key_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict)
         "INSERT INTO pattern_stats SELECT * FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?",
         [family, symmetry, key],
     )
-    assert failing(con, manifest) == {
-        "family_symmetry_key_unique",
-        "symmetry16_totals_equal_symmetry8",
-        "symmetry16_is_symmetry8_merged_by_colour_swap",
-    }
+    assert failing(con, manifest) == {"family_symmetry_key_unique", TOTALS, COMPLETE}
 
 
 def test_keys_in_order_are_unique_without_counting_duplicates(
@@ -269,6 +283,7 @@ def test_keys_in_order_are_unique_without_counting_duplicates(
         raise AssertionError("duplicates counted although every key came in increasing order")
 
     monkeypatch.setattr(pattern_stats_keys, "_duplicates", duplicates)
+    monkeypatch.setattr(pattern_stats_keys, "_duplicate_texts", duplicates)
     assert not failing(con, manifest)
 
 
@@ -299,25 +314,26 @@ def test_keys_out_of_order_are_counted_for_duplicates(con: duckdb.DuckDBPyConnec
         ("UPDATE pattern_stats SET diagram = NULL WHERE family = 'sq5'", {"diagram_present"}),
         (
             "UPDATE pattern_stats SET family = 'zz' WHERE family = 'sq3'",
-            {"family_is_registered", "chosen_sum_equals_manifest_chosen_events"},
+            {"family_is_registered", "chosen_sum_equals_manifest_chosen_events", COMPLETE},
         ),
         (
             "UPDATE pattern_stats SET key = '7' || substr(key, 2) WHERE family = 'sq3' AND symmetry = 8 "
             "AND key = (SELECT min(key) FROM pattern_stats WHERE family = 'sq3' AND symmetry = 8)",
-            {"key_is_colour_then_family_digits", "symmetry16_is_symmetry8_merged_by_colour_swap"},
+            {"key_is_colour_then_family_digits"},
         ),
         (
             "UPDATE pattern_stats SET key = key || '0' WHERE family = 'sq3' AND symmetry = 16",
-            {"key_is_colour_then_family_digits", "symmetry16_is_symmetry8_merged_by_colour_swap"},
+            {"key_is_colour_then_family_digits"},
         ),
         (
             "UPDATE pattern_stats SET occurrence = 0, chosen = 0, chosen_rate = 0 "
             "WHERE family = 'd12' AND symmetry = 8 AND chosen = 0",
             {
                 "occurrence_at_least_1",
+                "occurrence_at_least_min_occurrence",
                 "chosen_rate_is_chosen_over_occurrence",
-                "symmetry16_totals_equal_symmetry8",
-                "symmetry16_is_symmetry8_merged_by_colour_swap",
+                TOTALS,
+                COMPLETE,
             },
         ),
     ],
@@ -347,7 +363,9 @@ def test_manifest_mismatches_are_caught(con: duckdb.DuckDBPyConnection, manifest
 
 def test_family_in_manifest_without_rows_is_caught(con: duckdb.DuckDBPyConnection, manifest: dict) -> None:
     con.execute("DELETE FROM pattern_stats WHERE family = 'blk4'")
-    assert failing(con, manifest) == {"chosen_sum_equals_manifest_chosen_events"}
+    assert failing(con, manifest) == {"chosen_sum_equals_manifest_chosen_events", COMPLETE}
+    con.execute("DELETE FROM pattern_counts WHERE family = 'blk4'")
+    build_pattern_tail(con, min_occurrence=dict.fromkeys(FAMILIES, 1))
     manifest["families"]["blk4"]["chosen_events"] = 0
     assert not failing(con, manifest)
 
@@ -360,29 +378,56 @@ def test_missing_column_is_reported_alone(con: duckdb.DuckDBPyConnection, manife
 
 @pytest.fixture
 def extended(con: duckdb.DuckDBPyConnection, manifest: dict) -> tuple[duckdb.DuckDBPyConnection, dict]:
-    """An incremental build's connection: the table is a previous table plus new counts (here: the same again)."""
-    con.execute("CREATE TABLE pattern_stats_previous AS FROM pattern_stats")
-    con.execute("CREATE TABLE pattern_stats_new AS FROM pattern_stats")
+    """An incremental build's connection: the complete counts are previous counts plus new ones (here: the same
+    again), and the table is published from them."""
+    con.execute("CREATE TABLE pattern_counts_previous AS FROM pattern_counts")
+    con.execute("CREATE TABLE pattern_counts_new AS FROM pattern_counts")
     con.execute("UPDATE pattern_stats SET occurrence = 2 * occurrence, chosen = 2 * chosen")
+    con.execute("UPDATE pattern_counts SET occurrence = 2 * occurrence, chosen = 2 * chosen")
     families = {name: {"chosen_events": 2 * facts["chosen_events"]} for name, facts in manifest["families"].items()}
     return con, {**manifest, "families": families, "incremental": {"base": "0001-000000000000"}}
 
 
-def test_incremental_table_is_checked_against_previous_plus_new(
+def test_incremental_counts_are_checked_against_previous_plus_new(
     extended: tuple[duckdb.DuckDBPyConnection, dict],
 ) -> None:
     con, manifest = extended
     result = pattern_stats.validate(con, manifest=manifest)
     assert result.success, result.failures()
-    assert "table_is_previous_release_plus_new_games" in {outcome.expectation for outcome in result.outcomes}
-    con.execute("UPDATE pattern_stats SET chosen = chosen - 1 WHERE family = 'sq3' AND symmetry = 8 AND chosen > 0")
-    con.execute("UPDATE pattern_stats SET chosen_rate = chosen / occurrence")
-    assert "table_is_previous_release_plus_new_games" in failing(con, manifest)
+    assert "complete_counts_are_previous_plus_new_games" in {outcome.expectation for outcome in result.outcomes}
+    con.execute("UPDATE pattern_counts SET chosen = chosen - 1 WHERE family = 'sq3' AND symmetry = 8 AND chosen > 0")
+    assert failing(con, manifest) == {"complete_counts_are_previous_plus_new_games", COMPLETE}
 
 
-def test_incremental_key_checks_cover_the_new_rows(extended: tuple[duckdb.DuckDBPyConnection, dict]) -> None:
+def test_incremental_merge_check_covers_the_new_counts(extended: tuple[duckdb.DuckDBPyConnection, dict]) -> None:
     con, manifest = extended
-    family, symmetry, key, _, _ = row_where(con, "family = 'blk4' AND symmetry = 16")
-    con.execute("INSERT INTO pattern_stats_new FROM pattern_stats_new WHERE family = ? AND symmetry = ? AND key = ?",
+    con.execute("INSERT INTO pattern_counts_new FROM pattern_counts_new WHERE family = 'blk4' AND symmetry = 16 "
+                "LIMIT 1")
+    assert {"complete_counts_key_unique", MERGE, "complete_counts_are_previous_plus_new_games"} <= failing(
+        con, manifest)
+
+
+@pytest.fixture
+def thresholded(con: duckdb.DuckDBPyConnection, manifest: dict) -> tuple[duckdb.DuckDBPyConnection, dict]:
+    """A table that publishes the sq5 and blk4 keys seen at least 3 times; the tail sums the rest."""
+    thresholds = {**dict.fromkeys(FAMILIES, 1), "sq5": 3, "blk4": 3}
+    con.execute("DELETE FROM pattern_stats WHERE family IN ('sq5', 'blk4') AND occurrence < 3")
+    build_pattern_tail(con, min_occurrence=thresholds)
+    return con, {**manifest, "config": {"min_occurrence": thresholds}}
+
+
+def test_table_with_a_tail_passes_and_its_faults_are_caught(
+    thresholded: tuple[duckdb.DuckDBPyConnection, dict],
+) -> None:
+    con, manifest = thresholded
+    tail = con.execute("SELECT sum(keys), sum(chosen) FROM pattern_tail WHERE family = 'sq5'").fetchone()
+    assert tail[0] > 0 and tail[1] > 0  # keys and chosen moves were left out
+    assert not failing(con, manifest)
+    con.execute("UPDATE pattern_tail SET chosen = chosen + 1 WHERE family = 'sq5' AND symmetry = 8")
+    assert failing(con, manifest) == {"chosen_sum_equals_manifest_chosen_events", TOTALS, COMPLETE}
+    build_pattern_tail(con, min_occurrence=manifest["config"]["min_occurrence"])
+    assert not failing(con, manifest)
+    family, symmetry, key, _, _ = row_where(con, "family = 'sq5' AND symmetry = 8 AND chosen = 0")
+    con.execute("UPDATE pattern_stats SET occurrence = 2 WHERE family = ? AND symmetry = ? AND key = ?",
                 [family, symmetry, key])
-    assert {"family_symmetry_key_unique", "table_is_previous_release_plus_new_games"} <= failing(con, manifest)
+    assert failing(con, manifest) == {"occurrence_at_least_min_occurrence", TOTALS, COMPLETE}

@@ -161,56 +161,75 @@ def stage(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> Path:
     return folder
 
 
-def pattern_stats(stage: Path, rows_per_part: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple], bytes]:
-    """The rows and the bytes of the stage's pattern_stats file summed in parts of about `rows_per_part` shard rows."""
+THRESHOLDS = {"d12": 1, "dia13": 1, "sq3": 1, "sq5": 2, "blk4": 3}  # some keys of sq5 and blk4 go to the tail
+
+
+def pattern_stats(stage: Path, rows_per_part: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple], bytes, bytes]:
+    """The rows and the bytes of the stage's pattern_stats file, and the bytes of its complete counts, summed in parts
+    of about `rows_per_part` shard rows."""
     monkeypatch.setattr(pattern_tasks, "SUM_ROWS_PER_QUERY", rows_per_part)
+    out, state = stage / "pattern_stats.parquet", stage / "pattern_counts.parquet"
     with duckdb.connect() as con:
-        out = pattern_tasks.aggregate_patterns.fn(con, stage, out=stage / "pattern_stats.parquet", show="quiet")
-        return con.execute("FROM read_parquet(?)", [str(out)]).fetchall(), out.read_bytes()
+        pattern_tasks.aggregate_patterns.fn(con, stage, state=state, published=out, min_occurrence=THRESHOLDS,
+                                            show="quiet")
+        return con.execute("FROM read_parquet(?)", [str(out)]).fetchall(), out.read_bytes(), state.read_bytes()
 
 
 def test_many_key_ranges_give_the_one_range_file(stage: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # row groups that ranges of 1,000 shard rows cut across
-    whole, whole_bytes = pattern_stats(stage, 10**9, monkeypatch)
+    whole, whole_bytes, state_bytes = pattern_stats(stage, 10**9, monkeypatch)
     with duckdb.connect() as con:
         shard_rows = con.execute("SELECT count(*) FROM read_parquet(?)", [f"{stage}/patterns/*.parquet"]).fetchone()[0]
     assert shard_rows > 50_000  # enough rows that 1,000 per part means dozens of parts per family
-    assert pattern_stats(stage, 1_000, monkeypatch) == (whole, whole_bytes)
+    assert pattern_stats(stage, 1_000, monkeypatch) == (whole, whole_bytes, state_bytes)
     keys = [(family, symmetry, key) for family, symmetry, key, *_ in whole]
     assert keys == sorted(keys)  # written in order, no global sort
     assert len(set(keys)) == len(keys)
     assert {family for family, _, _ in keys} == set(DEFAULT_FAMILIES)
+    assert all(occurrence >= THRESHOLDS[family] for family, _, _, occurrence, *_ in whole)
 
 
-def summed(stage: Path, shards: list[int], out: Path) -> Path:
-    """The pattern_stats file of some of the stage's shards."""
-    folder = out.parent / out.stem
+def summed(stage: Path, shards: list[int], state: Path) -> Path:
+    """The complete counts of some of the stage's shards, and their pattern_stats file beside them."""
+    folder = state.parent / state.stem
     (folder / "patterns").mkdir(parents=True)
     for shard in shards:
         name = f"shard-{shard:05d}.parquet"
         (folder / "patterns" / name).write_bytes((stage / "patterns" / name).read_bytes())
     with duckdb.connect() as con:
-        return pattern_tasks.aggregate_patterns.fn(con, folder, out=out, show="quiet")
+        pattern_tasks.aggregate_patterns.fn(con, folder, state=state, published=state.with_suffix(".stats.parquet"),
+                                            min_occurrence=THRESHOLDS, show="quiet")
+    return state
 
 
 @pytest.mark.parametrize(("previous", "new"), [([0], [1, 2]), ([0, 1], [2]), ([1, 2], [0])])
-def test_previous_table_merged_with_new_counts_is_the_whole_table(
+def test_previous_counts_merged_with_new_counts_are_the_whole_counts(
     stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, previous: list[int], new: list[int]
 ) -> None:
     monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # many row groups: the two-way merge takes many steps
     monkeypatch.setattr(pattern_tasks, "SUM_ROWS_PER_QUERY", 5_000)
     whole = summed(stage, [0, 1, 2], tmp_path / "whole.parquet")
-    merged = pattern_tasks.merge_pattern_stats.fn(
+    merged, published = tmp_path / "merged.parquet", tmp_path / "merged.stats.parquet"
+    pattern_tasks.merge_state.fn(
         summed(stage, previous, tmp_path / "previous.parquet"), summed(stage, new, tmp_path / "new.parquet"),
-        tmp_path / "merged.parquet", show="quiet",
+        state=merged, published=published, min_occurrence=THRESHOLDS, show="quiet",
     )
     assert pq.read_table(merged).equals(pq.read_table(whole))
     assert merged.read_bytes() == whole.read_bytes()
+    assert published.read_bytes() == whole.with_suffix(".stats.parquet").read_bytes()
     groups = pq.ParquetFile(merged).metadata
     assert groups.num_row_groups > 100
     assert max(groups.row_group(i).num_rows for i in range(groups.num_row_groups)) == 700
+    with duckdb.connect() as con:  # keys below sq5's threshold in the previous counts that reach it in the sum
+        crossed = con.execute(
+            "SELECT count(*) FROM read_parquet(?) AS p JOIN read_parquet(?) AS w USING (family, symmetry, key) "
+            "WHERE family = 'sq5' AND p.occurrence < 2 AND w.occurrence >= 2",
+            [str(tmp_path / "previous.parquet"), str(whole)],
+        ).fetchone()[0]
+    assert crossed > 0
 
 
+MIN_OCCURRENCE = ("--min-occurrence", "sq5=2", "blk4=3")  # the full and extended builds leave keys out
 BROKEN_SGF = b"(;GM[1]FF[4]SZ[19];B[pd];W[dp"  # cut off: a reject of the new archive
 
 
@@ -226,9 +245,9 @@ def archives(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> tu
     return first, second
 
 
-def build(warehouse: Path, *sources: Path) -> dict:
+def build(warehouse: Path, *sources: Path, options: tuple[str, ...] = ()) -> dict:
     assert main(["build", *[arg for s in sources for arg in ("--source", str(s))],
-                 "--warehouse", str(warehouse), "--workers", "2", "--quiet"]) == 0
+                 "--warehouse", str(warehouse), "--workers", "2", "--quiet", *options]) == 0
     layout = Layout(warehouse)
     return json.loads((layout.release_dir(current_version(layout)) / "manifest.json").read_text())
 
@@ -237,7 +256,7 @@ def build(warehouse: Path, *sources: Path) -> dict:
 def full(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory, archives: tuple[Path, Path]) -> Path:
     """A warehouse whose one release is built from both archives at once."""
     warehouse = tmp_path_factory.mktemp("full")
-    build(warehouse, *archives)
+    build(warehouse, *archives, options=MIN_OCCURRENCE)
     return warehouse
 
 
@@ -245,8 +264,8 @@ def full(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory, archiv
 def extended(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory, archives: tuple[Path, Path]) -> Path:
     """A warehouse built from the first archive, then extended by the second."""
     warehouse = tmp_path_factory.mktemp("extended")
-    build(warehouse, archives[0])
-    build(warehouse, *archives)
+    build(warehouse, archives[0], options=MIN_OCCURRENCE)
+    build(warehouse, *archives, options=MIN_OCCURRENCE)
     return warehouse
 
 
@@ -263,8 +282,13 @@ def test_extended_release_has_the_tables_of_the_full_build(full: Path, extended:
     assert manifest["version"] == "0002-" + full_manifest["content_hash"]
     for table in PUBLISHED:
         assert pq.read_table(folder / f"{table}.parquet").equals(pq.read_table(full_folder / f"{table}.parquet")), table
-    for fact in ("ingest", "families", "row_counts", "sources", "config", "code_version"):
+    for fact in ("ingest", "families", "row_counts", "sources", "config", "code_version", "state"):
         assert manifest[fact] == full_manifest[fact], fact
+    tail = pq.read_table(folder / "pattern_tail.parquet").to_pylist()
+    assert {row["family"] for row in tail if row["keys"] > 0} == {"sq5", "blk4"}
+    # the complete counts kept beside each release: the same bytes
+    state = Layout(extended).state_file(manifest["version"]).read_bytes()
+    assert state == Layout(full).state_file(full_manifest["version"]).read_bytes()
     assert manifest["ingest"]["duplicates"] >= 1 and manifest["ingest"]["files_rejected"] >= 1
     assert full_manifest["row_counts"]["pattern_stats"] > 100_000
     # move_patterns: the previous file merged with the new games' rows, byte for byte the full build's file
@@ -283,8 +307,8 @@ def test_extension_reads_only_the_new_archive_and_checks_the_sum(full: Path, ext
     assert manifest["incremental"] == {"base": first[0], "new_sources": 1, "files_in": 52}
     assert release(full)[1]["incremental"] is None
     suite = {outcome["expectation"]: outcome for outcome in manifest["expectations"]["pattern_stats"]["outcomes"]}
-    assert suite["table_is_previous_release_plus_new_games"]["success"]
-    assert "table_is_previous_release_plus_new_games" not in {
+    assert suite["complete_counts_are_previous_plus_new_games"]["success"]
+    assert "complete_counts_are_previous_plus_new_games" not in {
         outcome["expectation"] for outcome in release(full)[1]["expectations"]["pattern_stats"]["outcomes"]}
     assert all(result["success"] for result in manifest["expectations"].values())
 
@@ -292,9 +316,23 @@ def test_extension_reads_only_the_new_archive_and_checks_the_sum(full: Path, ext
 @pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
 def test_sources_in_another_order_are_built_in_full(extended: Path, archives: tuple[Path, Path]) -> None:
-    manifest = build(extended, archives[1], archives[0])
+    manifest = build(extended, archives[1], archives[0], options=MIN_OCCURRENCE)
     assert manifest["incremental"] is None
     assert manifest["ingest"]["files_in"] == 202
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
+def test_release_without_its_build_state_is_extended_by_a_full_build(
+    tmp_path: Path, archives: tuple[Path, Path], full: Path
+) -> None:
+    first = build(tmp_path, archives[0], options=MIN_OCCURRENCE)
+    layout = Layout(tmp_path)
+    layout.state_file(first["version"]).unlink()
+    manifest = build(tmp_path, *archives, options=MIN_OCCURRENCE)
+    assert manifest["incremental"] is None
+    assert layout.state_file(manifest["version"]).read_bytes() == Layout(full).state_file(
+        release(full)[1]["version"]).read_bytes()
 
 
 @pytest.fixture(scope="module")
@@ -333,6 +371,7 @@ def test_broken_table_fails_its_expectation_and_keep_prunes_old_releases(
     assert main([*build, "--keep", "1"]) == 0
     second = current_version(layout)
     assert versions(layout) == [second] and second.startswith("0002-")
+    assert [path.name for path in layout.state.iterdir()] == [f"{second}.parquet"]
     assert sorted(catalog_views(layout.root)) == sorted(
         f"{schema}.{table}" for schema in ("current", "v2") for table in read_manifest(layout, second)["row_counts"])
     assert read_manifest(layout, second)["expectations"]["games"]["success"] is True

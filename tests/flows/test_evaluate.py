@@ -46,10 +46,12 @@ def split(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 @pytest.fixture(scope="module")
 def warehouse(prefect_harness: None, split: dict, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A release built from the training games with the families prediction reads."""
+    """A release built from the training games with the families prediction reads, every key published (threshold 1),
+    so that every pattern of a training game is in it."""
     path = tmp_path_factory.mktemp("warehouse")
+    families = sorted({*LEVELS, RESPONSE})
     code = main(["build", "--source", str(split["train"]), "--warehouse", str(path), "--workers", "2", "--quiet",
-                 "--families", *LEVELS, RESPONSE])
+                 "--families", *families, "--min-occurrence", *(f"{family}=1" for family in families)])
     assert code == 0
     return path
 

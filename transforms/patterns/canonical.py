@@ -16,6 +16,10 @@ EVENTS_SCHEMA = pa.schema([  # the published table move_patterns (docs/releases.
     ("family", pa.string()), ("game_id", pa.string()), ("move_number", pa.int32()), ("colour", pa.string()),
     ("key8", pa.string()), ("key16", pa.string()),
 ])
+PATTERN_COUNTS_SCHEMA = pa.schema([  # the complete counts a build keeps as state (docs/releases.md#build-state)
+    ("family", pa.string()), ("symmetry", pa.int32()), ("key", pa.int64()), ("occurrence", pa.int64()),
+    ("chosen", pa.int64()), ("orbit_size", pa.int32()), ("result", pa.int64()),
+])
 DEFAULT_EVENT_FAMILIES = ("d12", "dia13", "sq3")  # published in move_patterns (docs/releases.md#move_patterns)
 CANONICAL_SCHEMA = {
     "family": pl.String,
@@ -178,11 +182,11 @@ def _key_values(offsets: np.ndarray, data: np.ndarray, n_digits: int) -> tuple[n
 
 
 def merge_counts(base: pa.Table, base_keys: np.ndarray, new: pa.Table, new_keys: np.ndarray) -> pa.Table:
-    """Rows of one family and symmetry of pattern_stats, `base` plus `new`, summed per key, in key order.
+    """Counts of one family and symmetry (PATTERN_COUNTS_SCHEMA), `base` plus `new`, summed per key, in key order.
 
-    Both tables have pattern_stats' columns and are sorted by their int64 keys (`base_keys`,
-    `new_keys`). A key in both gets the sum of the counts and the OR of the blk4 masks; its
-    key-derived columns are the same in both. A key only in `new` is inserted as it is.
+    Both tables are sorted by their int64 keys (`base_keys`, `new_keys`). A key in both gets the sum
+    of the counts and the OR of the blk4 masks; its orbit size is the same in both. A key only in
+    `new` is inserted as it is.
     """
     at = np.minimum(np.searchsorted(base_keys, new_keys), max(len(base_keys) - 1, 0))
     found = base_keys[at] == new_keys if len(base_keys) else np.zeros(len(new_keys), dtype=bool)
@@ -191,7 +195,7 @@ def merge_counts(base: pa.Table, base_keys: np.ndarray, new: pa.Table, new_keys:
     chosen = base["chosen"].to_numpy().copy()
     occurrence[at] += new["occurrence"].to_numpy()[found]  # keys are unique: `at` has no repeats
     chosen[at] += new["chosen"].to_numpy()[found]
-    columns = {"occurrence": occurrence, "chosen": chosen, "chosen_rate": chosen / occurrence}
+    columns = {"occurrence": occurrence, "chosen": chosen}
     if base["result"].null_count < len(base):  # blk4: every row has a mask
         result = base["result"].to_numpy().copy()
         result[at] |= new["result"].to_numpy()[found]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -118,6 +118,11 @@ FAMILIES: dict[str, Family] = _registry(
 DEFAULT_FAMILIES: tuple[str, ...] = ("d12", "sq3", "sq5", "dia13", "blk4")
 # Move prediction (transforms/predict/predictor.py) reads d12 and the levels its weights file names (shipped: all five).
 PREDICTION_FAMILIES: tuple[str, ...] = ("lib5", "lib9", "lib13", "dia21", "dia29")
+# pattern_stats publishes every key of these; the others' keys seen fewer than min_occurrence times go to
+# pattern_tail (docs/releases.md#pattern_tail). The default, 2, drops the shapes seen once: on pro-sample 38% of the
+# sq5 keys, 0.8% of its occurrences (BENCHMARKS.md, "Publication thresholds").
+COMPLETE_FAMILIES: tuple[str, ...] = ("d12", "sq3", "dia13")
+DEFAULT_MIN_OCCURRENCE: dict[str, int] = {name: 2 for name in ("sq5", "blk4", *PREDICTION_FAMILIES)}
 
 
 def check_families(names: Sequence[str]) -> tuple[str, ...]:
@@ -126,3 +131,21 @@ def check_families(names: Sequence[str]) -> tuple[str, ...]:
     if unknown:
         raise ValueError(f"unknown pattern families {unknown}; known: {sorted(FAMILIES)}")
     return tuple(names)
+
+
+def min_occurrence(families: Sequence[str], given: Mapping[str, int]) -> dict[str, int]:
+    """The publication threshold of each of `families`: `given` over DEFAULT_MIN_OCCURRENCE, else 1.
+
+    ValueError for a family not in `families`, a threshold that is not a positive int, or one above
+    1 for a family of COMPLETE_FAMILIES.
+    """
+    unknown = sorted(set(given) - set(families))
+    if unknown:
+        raise ValueError(f"min_occurrence for families not built: {unknown}")
+    thresholds = {name: given.get(name, DEFAULT_MIN_OCCURRENCE.get(name, 1)) for name in sorted(families)}
+    for name, value in thresholds.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"min_occurrence of {name} must be a positive int, got {value!r}")
+        if name in COMPLETE_FAMILIES and value != 1:
+            raise ValueError(f"{name} is published with every key: its min_occurrence must be 1, got {value}")
+    return thresholds

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from gopat.transforms.patterns.canonical import (
     EVENTS_SCHEMA,
+    PATTERN_COUNTS_SCHEMA,
     canonical_events,
     canonical_shard,
     check_event_families,
@@ -134,18 +135,20 @@ def test_key_values_reject_malformed_texts(texts: list[str | None], message: str
         key_values(pa.array(texts, type=pa.string()), 4)
 
 
-def stats_rows(family: str, keys: np.ndarray, rng: np.random.Generator) -> tuple[pa.Table, np.ndarray]:
-    """pattern_stats-like rows of distinct keys, in key order, with random counts (and masks for blk4)."""
+def count_rows(family: str, keys: np.ndarray, rng: np.random.Generator) -> tuple[pa.Table, np.ndarray]:
+    """Complete-count rows (PATTERN_COUNTS_SCHEMA) of distinct keys, in key order, with random counts (and masks for
+    blk4)."""
     keys = np.unique(keys)
     occurrence = rng.integers(1, 50, size=len(keys))
     chosen = rng.integers(0, occurrence + 1)
-    described = describe_keys(family, keys)
     result = rng.integers(0, 2**16, size=len(keys)) if family == "blk4" else None
     return pa.table({
-        "key": described["key_text"].cast(pa.string()), "occurrence": occurrence, "chosen": chosen,
-        "chosen_rate": chosen / occurrence, "diagram": described["diagram"].cast(pa.string()),
+        "family": pa.array([family] * len(keys), type=pa.string()),
+        "symmetry": pa.array(np.full(len(keys), 8), type=pa.int32()), "key": keys,
+        "occurrence": occurrence, "chosen": chosen,
+        "orbit_size": pa.array(rng.integers(1, 9, size=len(keys)), type=pa.int32()),
         "result": pa.array(result, type=pa.int64()) if result is not None else pa.nulls(len(keys), pa.int64()),
-    }), keys
+    }, schema=PATTERN_COUNTS_SCHEMA), keys
 
 
 @settings(max_examples=40, deadline=None)
@@ -156,8 +159,8 @@ def test_merge_counts_sums_shared_keys_and_inserts_new_ones_in_order(
 ) -> None:
     only_base, shared, only_new = (random_keys(family, size, seed + i) for i, size in enumerate(sizes))
     rng = np.random.default_rng(seed)
-    base, base_keys = stats_rows(family, np.concatenate([only_base, shared]), rng)
-    new, new_keys = stats_rows(family, np.concatenate([shared, only_new]), rng)
+    base, base_keys = count_rows(family, np.concatenate([only_base, shared]), rng)
+    new, new_keys = count_rows(family, np.concatenate([shared, only_new]), rng)
     merged = merge_counts(base, base_keys, new, new_keys)
     expected: dict[str, list] = {}
     for row in [*base.to_pylist(), *new.to_pylist()]:
@@ -167,7 +170,6 @@ def test_merge_counts_sums_shared_keys_and_inserts_new_ones_in_order(
         sums = expected[row["key"]]
         sums["occurrence"] += row["occurrence"]
         sums["chosen"] += row["chosen"]
-        sums["chosen_rate"] = sums["chosen"] / sums["occurrence"]
         sums["result"] = None if row["result"] is None else sums["result"] | row["result"]
     assert merged.schema == base.schema
     assert merged.to_pylist() == [expected[key] for key in sorted(expected)]

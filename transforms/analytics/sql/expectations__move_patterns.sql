@@ -69,6 +69,7 @@ SELECT family, game_id, move_number, colour, key8 FROM move_patterns
 WHERE left(key8, 1) IS DISTINCT FROM CASE colour WHEN 'B' THEN '1' WHEN 'W' THEN '2' END;
 
 -- check: key_counts_equal_pattern_stats_chosen
+-- every published key of the families: its rows are its chosen count (docs/releases.md#pattern_tail)
 WITH events AS (
     SELECT family, 8 AS symmetry, key8 AS key, count(*) AS chosen FROM move_patterns GROUP BY ALL
     UNION ALL
@@ -77,9 +78,31 @@ WITH events AS (
 
 stats AS (
     SELECT family, symmetry, key, chosen FROM pattern_stats
-    WHERE chosen > 0 AND list_contains($families, family)
+    WHERE list_contains($families, family)
 )
 
 SELECT family, symmetry, key, events.chosen AS move_patterns_rows, stats.chosen AS pattern_stats_chosen
-FROM events FULL OUTER JOIN stats USING (family, symmetry, key)
-WHERE events.chosen IS DISTINCT FROM stats.chosen;
+FROM events RIGHT JOIN stats USING (family, symmetry, key)
+WHERE coalesce(events.chosen, 0) <> stats.chosen;
+
+-- check: rows_of_unpublished_keys_equal_pattern_tail_chosen
+-- the keys pattern_stats leaves out: their rows add up to pattern_tail's chosen
+WITH events AS (
+    SELECT family, 8 AS symmetry, key8 AS key FROM move_patterns
+    UNION ALL
+    SELECT family, 16 AS symmetry, key16 AS key FROM move_patterns
+),
+
+unpublished AS (
+    SELECT family, symmetry, count(*) AS chosen
+    FROM events ANTI JOIN pattern_stats USING (family, symmetry, key)
+    GROUP BY ALL
+),
+
+tail AS (
+    SELECT family, symmetry, chosen FROM pattern_tail WHERE list_contains($families, family)
+)
+
+SELECT family, symmetry, unpublished.chosen AS move_patterns_rows, tail.chosen AS pattern_tail_chosen
+FROM unpublished FULL OUTER JOIN tail USING (family, symmetry)
+WHERE coalesce(unpublished.chosen, 0) <> coalesce(tail.chosen, -1);

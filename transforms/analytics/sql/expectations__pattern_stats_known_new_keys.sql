@@ -1,6 +1,6 @@
--- pattern_stats suite, incremental build: per family and symmetry, the rows of the new games' counts
--- (view pattern_stats_new) whose key the previous release already has (view pattern_stats_previous).
+-- pattern_stats suite, incremental build: per family and symmetry, the keys of the new games' complete counts
+-- (view pattern_counts_new) that the previous complete counts already have (view pattern_counts_previous).
 SELECT family, symmetry, count(*) AS row_count
-FROM pattern_stats_new
-SEMI JOIN pattern_stats_previous USING (family, symmetry, key)
+FROM pattern_counts_new
+SEMI JOIN pattern_counts_previous USING (family, symmetry, key)
 GROUP BY ALL

@@ -1,4 +1,5 @@
--- pattern_stats suite: rows, sum(occurrence) and sum(chosen) of table $source per family and symmetry (8 or 16).
+-- pattern_stats suite: rows, sum(occurrence) and sum(chosen) of table $source (pattern_stats or complete counts) per
+-- family and symmetry (8 or 16).
 SELECT
     family,
     symmetry,

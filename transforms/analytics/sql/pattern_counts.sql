@@ -1,4 +1,6 @@
--- pattern_stats: one row per family x symmetry (8|16) x canonical key, sorted by family, symmetry, key.
+-- pattern_counts, the complete counts a build keeps as state (docs/releases.md#build-state): one row per family x
+-- symmetry (8|16) x canonical key, sorted by family, symmetry, key. pattern_stats publishes its rows seen at least
+-- min_occurrence times, described; pattern_tail sums the rest.
 -- `pattern_shards` is the union of the per-shard Parquet files the extraction workers wrote,
 -- already canonical under the 8- and 16-element groups (transforms/patterns/canonical.py canonical_shard), so
 -- merging shards is a plain sum. One run sums one part: the family and symmetry of the variable
@@ -9,10 +11,9 @@
 -- The bounds fold into constant filters of the Parquet scan, which then reads only the shards'
 -- row groups that can hold the range (a COALESCE over `key` is not pushed down: every part read
 -- its whole family and symmetry).
--- `key` is the int64 canonical key here. The build writes it as its digit string (for d12 the
--- seed's 27-digit hash) and adds the columns `stones` and `diagram` of each key in Arrow
--- (transforms/patterns/canonical.py describe_keys); `result` is the 4x4 block's who-played-where mask (blk4
--- only, else NULL).
+-- `key` is the int64 canonical key. pattern_stats writes it as its digit string (for d12 the seed's
+-- 27-digit hash) and adds the columns `chosen_rate`, `stones` and `diagram` of each key in Arrow
+-- (effects/parquet.py); `result` is the 4x4 block's who-played-where mask (blk4 only, else NULL).
 WITH part AS (
     SELECT key, orbit_size, occurrence, chosen, result
     FROM pattern_shards
@@ -40,7 +41,6 @@ SELECT
     key,
     occurrence,
     chosen,
-    chosen / occurrence AS chosen_rate,
     orbit_size,
     result
 FROM summed

@@ -1,0 +1,24 @@
+"""The pattern_tail table: what pattern_stats leaves out of the complete counts, per family and symmetry."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import duckdb
+import pyarrow as pa
+
+from gopat.transforms.analytics.loader import run
+
+
+def build_pattern_tail(con: duckdb.DuckDBPyConnection, *, min_occurrence: Mapping[str, int]) -> None:
+    """Create table ``pattern_tail`` from view ``pattern_counts`` and the families' thresholds
+    (``transforms/analytics/sql/pattern_tail.sql``)."""
+    thresholds = pa.table({
+        "family": pa.array(sorted(min_occurrence), type=pa.string()),
+        "min_occurrence": pa.array([min_occurrence[f] for f in sorted(min_occurrence)], type=pa.int32()),
+    })
+    con.register("pattern_tail_thresholds", thresholds)
+    try:
+        run(con, "pattern_tail")
+    finally:
+        con.unregister("pattern_tail_thresholds")
