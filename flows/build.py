@@ -246,8 +246,10 @@ def _plan(layout: Layout, fetched: list[Fetched], config: BuildConfig) -> Plan |
     if reason:
         logger.info("full build: the current release %s %s", current, reason)
     plan = Plan(layout=layout, fetched=fetched, config=config, code=code, content=content, base=base)
-    if base:
+    if base and plan.new_sources:
         logger.info("incremental build: release %s plus %d new source(s)", base["version"], len(plan.new_sources))
+    elif base:
+        logger.info("release %s's complete counts published with other thresholds: no source to read", base["version"])
     return plan
 
 

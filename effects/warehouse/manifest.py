@@ -135,9 +135,11 @@ def full_build_reason(
 ) -> str | None:
     """Why a build cannot extend release `current` (its `manifest`), or None when it can.
 
-    It can when it was built by the same code and config from the first of `fetched` (same names,
-    same sha256), at least one source is new, and its files and its build state (the complete
-    pattern counts, docs/releases.md#build-state) are all there.
+    It can when it was built by the same code and config (publication thresholds aside: the build
+    state holds every count) from the first of `fetched` (same names, same sha256), and its files
+    and its build state (the complete pattern counts, docs/releases.md#build-state) are all there.
+    With no new source, the build publishes the state under the new thresholds without reading a
+    source (the caller has ruled out the same content).
     """
     given = source_entries(fetched)
     built = manifest.get("sources", [])
@@ -148,14 +150,18 @@ def full_build_reason(
     ]
     reasons = {
         "was built by other code": manifest.get("code_version") != code,
-        "has another config": manifest.get("config") != config,
-        "was not built from the first of these sources, with at least one new": (
-            not 0 < len(built) < len(given) or given[: len(built)] != built),
+        "has another config": _but_thresholds(manifest.get("config")) != _but_thresholds(config),
+        "was not built from the first of these sources": not 0 < len(built) <= len(given) or given[: len(built)] != built,
         f"has missing or resized files: {', '.join(damaged)}": bool(damaged),
         f"has no build state of the same size as its manifest's ({layout.state_file(current)})": not _state_kept(
             layout.state_file(current), manifest),
     }
     return next((reason for reason, holds in reasons.items() if holds), None)
+
+
+def _but_thresholds(config: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A build config without its publication thresholds (`min_occurrence`)."""
+    return {key: value for key, value in (config or {}).items() if key != "min_occurrence"}
 
 
 def _state_kept(path: Path, manifest: Mapping[str, Any]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import tarfile
 from itertools import islice
@@ -319,6 +320,28 @@ def test_sources_in_another_order_are_built_in_full(extended: Path, archives: tu
     manifest = build(extended, archives[1], archives[0], options=MIN_OCCURRENCE)
     assert manifest["incremental"] is None
     assert manifest["ingest"]["files_in"] == 202
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
+def test_other_thresholds_are_published_from_the_build_state_as_a_full_build_would(
+    tmp_path: Path, archives: tuple[Path, Path], full: Path
+) -> None:
+    warehouse = tmp_path / "rethreshold"
+    shutil.copytree(full, warehouse, copy_function=os.link)  # a build renames new files in, never writes in place
+    other = ("--min-occurrence", "sq5=3", "blk4=1")
+    manifest = build(warehouse, *archives, options=other)
+    assert manifest["incremental"] == {"base": release(full)[1]["version"], "new_sources": 0, "files_in": 0}
+    assert manifest["config"]["min_occurrence"] == {"blk4": 1, "d12": 1, "dia13": 1, "sq3": 1, "sq5": 3}
+    fresh = build(tmp_path / "fresh", *archives, options=other)
+    assert manifest["content_hash"] == fresh["content_hash"]
+    folder, fresh_folder = release(warehouse)[0], release(tmp_path / "fresh")[0]
+    for table in PUBLISHED:
+        rows, fresh_rows = (pq.read_table(f / f"{table}.parquet") for f in (folder, fresh_folder))
+        assert rows.equals(fresh_rows), table
+    for table in ("pattern_stats", "pattern_tail", "move_patterns"):
+        assert (folder / f"{table}.parquet").read_bytes() == (fresh_folder / f"{table}.parquet").read_bytes(), table
+    assert all(result["success"] for result in manifest["expectations"].values())
 
 
 @pytest.mark.slow
