@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import io
 import multiprocessing
+import os
 import signal
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -66,6 +67,11 @@ def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[Executor]:
             raise
         pool.shutdown()
         return
+    if runner == DASK:
+        # The temporary cluster's processes (spawned: they inherit the environment) log errors only. Its
+        # warnings are not news to the user: a cancelled build's shards end with a CancelledError warning
+        # that would print after the one line (flows/cancel.py). A value already set wins.
+        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
     from prefect_dask.task_runners import (
         DaskTaskRunner,  # here: importing distributed costs seconds in every local worker
     )
