@@ -66,7 +66,8 @@ def key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invarian
         "key_is_colour_then_family_digits", "family_symmetry_key_unique", "key_is_canonical",
         "orbit_size_matches_key", "key_variants_recanonicalise_to_key", "stones_match_key",
     )
-    for family in _families(con, source):
+    present = {family for (family,) in con.execute("SELECT DISTINCT family FROM query_table(?)", [source]).fetchall()}
+    for family in sorted(present & FAMILIES.keys()):
         groups = {symmetry: FAMILIES[family].group(symmetry) for symmetry in SYMMETRIES}
         order = _Order()
         with ThreadPoolExecutor(max_workers=CHECKERS) as checker:  # batches are checked while others are read
@@ -94,7 +95,7 @@ def complete_count_invariants(con: duckdb.DuckDBPyConnection, source: str) -> li
     """
     tallies = _tallies("complete_counts_key_unique", "symmetry16_is_symmetry8_merged_by_colour_swap")
     present = dict(con.execute("SELECT family, count(*) FROM query_table(?) GROUP BY family", [source]).fetchall())
-    for family in _families(con, source):
+    for family in sorted(present.keys() & FAMILIES.keys()):
         group16 = FAMILIES[family].group(16)
         parts = 1 << max(0, math.ceil(math.log2(present[family] / MERGE_PARTITION_ROWS)))
         tables = [f"{MERGE_TABLE}_{part}" for part in range(parts)]
@@ -126,12 +127,6 @@ def complete_count_invariants(con: duckdb.DuckDBPyConnection, source: str) -> li
 
 def _tallies(*names: str) -> dict[str, _Tally]:
     return {name: _Tally(name) for name in names}
-
-
-def _families(con: duckdb.DuckDBPyConnection, source: str) -> list[str]:
-    """The registered families with rows in `source`."""
-    present = {family for (family,) in con.execute("SELECT DISTINCT family FROM query_table(?)", [source]).fetchall()}
-    return sorted(present & set(FAMILIES))
 
 
 @dataclass

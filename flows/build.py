@@ -52,7 +52,7 @@ from gopat.flows.ingest import (
     no_games,
     unique,
 )
-from gopat.flows.patterns import extract_shards, move_patterns_file, pattern_stats_file
+from gopat.flows.patterns import STATE_FILE, extract_shards, move_patterns_file, pattern_stats_file
 from gopat.flows.shards import check_runner
 from gopat.transforms.analytics.counting import build_game_counts
 from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
@@ -299,7 +299,7 @@ def _build_and_publish(
         staged, manifest, expectations = _tables_and_suites(
             con, stage, plan, run, ingest=ingest, manifest_now=manifest_now, timings=timings
         )
-        state = staged.pop("state")
+        state = stage / STATE_FILE
         manifest["state"] = {"sha256": sha256_file(state), "bytes": state.stat().st_size}
         manifest["row_counts"] = {t: count_rows(con, t) for t in PUBLISHED}
         manifest["expectations"] = {table: expectations[table] for table in PUBLISHED}
@@ -319,8 +319,8 @@ def _tables_and_suites(
     manifest_now: Callable[[], Manifest], timings: dict[str, float],
 ) -> tuple[dict[str, Path], Manifest, dict[str, Any]]:
     """Build the analytics, pattern_stats, pattern_tail and move_patterns and run every suite; returns the files of
-    pattern_stats and move_patterns by table and of the build state ("state"), the manifest (made once the game
-    suites passed) and the suites' results.
+    pattern_stats and move_patterns by table, the manifest (made once the game suites passed) and the suites'
+    results. The build state is left in `stage` (flows/patterns.py STATE_FILE).
 
     The analytics of games and moves, and the suites of their tables, run while pattern_stats is built.
     """
@@ -329,7 +329,7 @@ def _tables_and_suites(
         game_suites = side(validate_tables, {"ingest": asdict(ingest), "config": plan.config}, tables=GAME_TABLES,
                            wait_for=[game_analytics])
         with _timed(timings, "aggregate"):
-            pattern_stats, state = pattern_stats_file(
+            pattern_stats = pattern_stats_file(
                 con, stage, previous_state=plan.previous_state, min_occurrence=plan.config["min_occurrence"],
                 show=run.show,
             )
@@ -347,7 +347,7 @@ def _tables_and_suites(
             expectations |= validate_tables(con, manifest, tables=["pattern_tail", "pattern_stats", "move_patterns"])
             templates.result()
             expectations |= validate_tables(con, manifest, tables=["dont_care_templates"])
-    return {"pattern_stats": pattern_stats, "move_patterns": move_patterns, "state": state}, manifest, expectations
+    return {"pattern_stats": pattern_stats, "move_patterns": move_patterns}, manifest, expectations
 
 
 @contextlib.contextmanager

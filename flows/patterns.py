@@ -27,6 +27,7 @@ from gopat.transforms.games.packed import GameMoves
 SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
 SAMPLE_SHARDS = 4  # shards whose keys give the parts' key ranges
 MERGE_BATCH_ROWS = 1_000_000  # move_patterns rows a merge step hands to the writer
+STATE_FILE = "pattern_counts.parquet"  # the build's complete counts in its stage (docs/releases.md#build-state)
 
 
 @task(cache_policy=NO_CACHE)
@@ -176,16 +177,16 @@ def _key_ranges(
 def pattern_stats_file(
     con: duckdb.DuckDBPyConnection, stage: Path, *, previous_state: Path | None, min_occurrence: Mapping[str, int],
     show: str,
-) -> tuple[Path, Path]:
-    """Write the release's pattern_stats file and the build's complete counts from the shards in `stage`, and create
-    the views the suites read; returns (pattern_stats file, state file).
+) -> Path:
+    """Write the release's pattern_stats file and the build's complete counts (`stage / STATE_FILE`) from the shards
+    in `stage`, and create the views the suites read; returns the pattern_stats file.
 
     A full build aggregates the shards; an incremental one (`previous_state`: the complete counts of
     the release it extends) aggregates the new games' shards and merges them with the previous state.
     The views are pattern_stats, pattern_counts (the complete counts) and, in an incremental build,
     pattern_counts_previous and pattern_counts_new.
     """
-    out, state = stage / "pattern_stats.parquet", stage / "pattern_counts.parquet"
+    out, state = stage / "pattern_stats.parquet", stage / STATE_FILE
     if previous_state is None:
         aggregate_patterns(con, stage, state=state, published=out, min_occurrence=min_occurrence, show=show)
     else:
@@ -196,7 +197,7 @@ def pattern_stats_file(
         view(con, "pattern_counts_new", [new])
     view(con, "pattern_stats", [out])
     view(con, "pattern_counts", [state])
-    return out, state
+    return out
 
 
 def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path]) -> None:
