@@ -3,6 +3,7 @@ pattern_stats, write the events as move_patterns, and merge both with a previous
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import shutil
@@ -57,7 +58,7 @@ def extract_shards(
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True)
     chosen_events = dict.fromkeys(families, 0)
-    with shard_executor(workers=workers, runner=runner) as pool:
+    with _memory_returned(con), shard_executor(workers=workers, runner=runner) as pool:
         futures = deque(  # results (Parquet bytes) are dropped as they are written (bounded memory)
             pool.submit(extract_shard, [replays[g] for g in batch], families, game_ids=batch,
                         event_families=event_families)
@@ -153,6 +154,18 @@ def move_patterns_file(
         )
     view(con, "move_patterns", [write_move_patterns(out, parts)])
     return out
+
+
+@contextlib.contextmanager
+def _memory_returned(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """While in the block, DuckDB's allocator gives the memory that queries freed back to the system in the
+    background: during extraction the flow's DuckDB holds about 1 GB freed by the ingest queries
+    (pro-sample), next to the workers at their peak (BENCHMARKS.md, session 16)."""
+    con.execute("SET allocator_background_threads = true")
+    try:
+        yield
+    finally:
+        con.execute("RESET allocator_background_threads")
 
 
 def _key_ranges(

@@ -82,3 +82,14 @@ def test_previous_file_merged_with_new_games_is_the_full_file(
     merged = written(events, new, tmp_path / "merged", previous=release)
     assert pq.read_table(merged).equals(pq.read_table(whole))
     assert merged.read_bytes() == whole.read_bytes()
+
+
+def test_duckdb_gives_freed_memory_back_only_while_shards_are_extracted() -> None:
+    returning = "SELECT current_setting('allocator_background_threads')"
+    with duckdb.connect() as con:
+        with pattern_tasks._memory_returned(con):
+            assert con.execute(returning).fetchone() == (True,)
+        assert con.execute(returning).fetchone() == (False,)
+        with pytest.raises(KeyboardInterrupt), pattern_tasks._memory_returned(con):
+            raise KeyboardInterrupt
+        assert con.execute(returning).fetchone() == (False,)

@@ -88,14 +88,19 @@ WHERE coalesce(events.chosen, 0) <> stats.chosen;
 -- check: rows_of_unpublished_keys_equal_pattern_tail_chosen
 -- the keys pattern_stats leaves out: their rows add up to pattern_tail's chosen
 WITH events AS (
-    SELECT family, 8 AS symmetry, key8 AS key FROM move_patterns
+    SELECT family, 8 AS symmetry, key8 AS key, count(*) AS chosen FROM move_patterns GROUP BY ALL
     UNION ALL
-    SELECT family, 16 AS symmetry, key16 AS key FROM move_patterns
+    SELECT family, 16 AS symmetry, key16 AS key, count(*) AS chosen FROM move_patterns GROUP BY ALL
+),
+
+published AS (
+    SELECT family, symmetry, key FROM pattern_stats
+    WHERE list_contains($families, family)
 ),
 
 unpublished AS (
-    SELECT family, symmetry, count(*) AS chosen
-    FROM events ANTI JOIN pattern_stats USING (family, symmetry, key)
+    SELECT family, symmetry, sum(chosen) AS chosen
+    FROM events ANTI JOIN published USING (family, symmetry, key)
     GROUP BY ALL
 ),
 
