@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from collections import deque
-from collections.abc import Iterable, Iterator
-from concurrent.futures import Future
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from itertools import islice
 from pathlib import Path
@@ -99,25 +98,28 @@ def ingest_sources(
     replays: dict[str, GameMoves] = {}
     files_in = files_ingested = trees_in = 0
     cpu = {"parse_cpu": 0.0, "replay_cpu": 0.0}
+
+    def calls(source: Fetched) -> Iterator[Callable[[], IngestedShard]]:
+        """The ingest call of each shard of `source`'s members, read as the pool asks; its rejects are appended."""
+        nonlocal files_in
+        for batch in batched(iter_members(source.path, limits=Limits()), shard_size):
+            files_in += len(batch)
+            rejected = [
+                reject_row(
+                    source.source, source.sha256, m.name, m.reason, m.message,
+                    member_raw=m.name_raw, name_guessed=m.name_guessed,
+                )
+                for m in batch
+                if isinstance(m, MemberReject)
+            ]
+            _append(con, "rejects_all", pl.DataFrame(rejected, schema=REJECTS_SCHEMA))
+            members = [m for m in batch if not isinstance(m, MemberReject)]
+            yield functools.partial(ingest_members, members, source=source.source, source_sha256=source.sha256)
+
     with shard_executor(workers=workers, runner=runner) as pool:
         for index, source in enumerate(fetched, start=first_index):
-            futures: deque[Future[IngestedShard]] = deque()  # results are dropped as they are read (bounded memory)
-            for batch in batched(iter_members(source.path, limits=Limits()), shard_size):
-                files_in += len(batch)
-                members = [m for m in batch if not isinstance(m, MemberReject)]
-                rejected = [
-                    reject_row(
-                        source.source, source.sha256, m.name, m.reason, m.message,
-                        member_raw=m.name_raw, name_guessed=m.name_guessed,
-                    )
-                    for m in batch
-                    if isinstance(m, MemberReject)
-                ]
-                _append(con, "rejects_all", pl.DataFrame(rejected, schema=REJECTS_SCHEMA))
-                futures.append(pool.submit(ingest_members, members, source=source.source, source_sha256=source.sha256))
-            with progress(show, f"ingest {source.source}", len(futures)) as advance:
-                while futures:
-                    shard = futures.popleft().result()
+            with progress(show, f"ingest {source.source}", None) as advance:  # shards: unknown until read
+                for shard in pool.results(calls(source)):
                     _append(con, "games_all", shard.games.with_columns(source_index=pl.lit(index, pl.Int32)))
                     _append(con, "moves_all", shard.moves)
                     _append(con, "setups_all", shard.setups)
@@ -127,7 +129,7 @@ def ingest_sources(
                     trees_in += shard.trees_in
                     cpu["parse_cpu"] += shard.seconds["parse"]
                     cpu["replay_cpu"] += shard.seconds["replay"]
-                    advance(f"{files_in} files, {len(replays)} games")
+                    advance(f"{files_in} files read, {len(replays)} games")
     rejects = con.execute("SELECT source, member, tree_index, reason, message FROM rejects_all").fetchall()
     for source, member, tree, reason, message in rejects:
         where = (member or "(whole source)") + ("" if tree is None else f" tree {tree}")

@@ -7,7 +7,6 @@ import contextlib
 import functools
 import itertools
 import shutil
-from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -58,22 +57,22 @@ def extract_shards(
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True)
     chosen_events = dict.fromkeys(families, 0)
-    with _memory_returned(con), shard_executor(workers=workers, runner=runner) as pool:
-        futures = deque(  # results (Parquet bytes) are dropped as they are written (bounded memory)
-            pool.submit(extract_shard, [replays[g] for g in batch], families, game_ids=batch,
-                        event_families=event_families)
-            for batch in (batched(kept, shard_size) if kept else [[]])
-        )
-        with progress(show, "patterns", len(futures)) as advance:
-            for i in range(len(futures)):
-                parquet, events, counts = futures.popleft().result()
-                (folder / f"shard-{i:05d}.parquet").write_bytes(parquet)
-                (events_folder / f"shard-{i:05d}.parquet").write_bytes(events)
-                for family, count in counts.items():
-                    chosen_events[family] += count
-                advance(f"shards of {shard_size} games")
-                if i == 0:
-                    fault_point("extract")  # the cancellation tests: workers are alive here
+    batches = list(batched(kept, shard_size)) if kept else [[]]
+    calls = (  # a shard's games are gathered when it is submitted, its results dropped once written
+        functools.partial(extract_shard, [replays[g] for g in batch], families, game_ids=batch,
+                          event_families=event_families)
+        for batch in batches
+    )
+    with (_memory_returned(con), shard_executor(workers=workers, runner=runner) as pool,
+          progress(show, "patterns", len(batches)) as advance):
+        for i, (parquet, events, counts) in enumerate(pool.results(calls)):
+            (folder / f"shard-{i:05d}.parquet").write_bytes(parquet)
+            (events_folder / f"shard-{i:05d}.parquet").write_bytes(events)
+            for family, count in counts.items():
+                chosen_events[family] += count
+            advance(f"shards of {shard_size} games")
+            if i == 0:
+                fault_point("extract")  # the cancellation tests: workers are alive here
     return chosen_events
 
 

@@ -13,17 +13,19 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 MODES = ("auto", "bar", "log", "quiet")
+LOG_EVERY = 25  # units between log lines when the total is not known in advance
 
 
 @contextlib.contextmanager
 def progress(
-    mode: str, description: str, total: int, *, console: Console | None = None
+    mode: str, description: str, total: int | None, *, console: Console | None = None
 ) -> Iterator[Callable[[str], None]]:
-    """Yield `advance(note)`, to be called once per finished unit of `total`.
+    """Yield `advance(note)`, to be called once per finished unit of `total` (None: not known in advance).
 
     `mode` is 'bar' (a rich progress bar on stderr, or on `console`), 'log' (a log line at every
-    tenth of the work), 'quiet' (nothing), or 'auto' (a bar on a terminal, else log lines). While
-    a bar is shown, Prefect's console log lines are printed above it, never into it.
+    tenth of the work, or every LOG_EVERY units and at the end without a total), 'quiet'
+    (nothing), or 'auto' (a bar on a terminal, else log lines). While a bar is shown, Prefect's
+    console log lines are printed above it, never into it.
     """
     if mode not in MODES:
         raise ValueError(f"progress mode must be one of {MODES}, got {mode!r}")
@@ -40,15 +42,20 @@ def progress(
             yield lambda note: bar.update(task, advance=1, note=note)
         return
     logger = get_run_logger()
-    done = 0
+    done, last = 0, ""
 
     def advance(note: str) -> None:
-        nonlocal done
-        done += 1
-        if done == total or done * 10 // total != (done - 1) * 10 // total:
+        nonlocal done, last
+        done, last = done + 1, note
+        if total is None:
+            if done % LOG_EVERY == 0:
+                logger.info("%s: %d %s", description, done, note)
+        elif done == total or done * 10 // total != (done - 1) * 10 // total:
             logger.info("%s: %d/%d %s", description, done, total, note)
 
     yield advance
+    if total is None and done % LOG_EVERY:
+        logger.info("%s: %d %s", description, done, last)
 
 
 @contextlib.contextmanager

@@ -18,7 +18,10 @@ workers. The local default keeps the plain process pool: no cluster start-up, no
 
 Shard functions take and return plain data (member bytes in, frames and Parquet bytes out), so
 workers need no shared filesystem; the build reads results in submission order, so the release is
-the same, byte for byte, whatever the runner and the number of workers.
+the same, byte for byte, whatever the runner and the number of workers. `ShardPool.results` keeps
+at most AHEAD_PER_SLOT shards a worker thread submitted and unread: a Dask client pickles a call's
+arguments when it is submitted, so submitting every shard at once would hold every game of the
+build twice (here and on the cluster), and the results a slow reader has not taken pile up too.
 """
 
 from __future__ import annotations
@@ -28,8 +31,11 @@ import io
 import multiprocessing
 import os
 import signal
-from collections.abc import Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import TypeVar
 
 import polars as pl
 import pyarrow.parquet as pq
@@ -41,6 +47,35 @@ from gopat.transforms.patterns.extract import extract
 SYMMETRIES = (8, 16)
 LOCAL, DASK = "local", "dask"
 SCHEDULER_SCHEMES = ("tcp://", "tls://", "ucx://", "ws://", "wss://")
+AHEAD_PER_SLOT = 2  # shards submitted and unread per worker thread: one running, one queued behind it
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ShardPool:
+    """An executor of shard work and the number of shards it runs at once (its worker threads)."""
+
+    executor: Executor
+    slots: int
+
+    def results(self, calls: Iterable[Callable[[], T]]) -> Iterator[T]:
+        """The results of `calls` (picklable, e.g. `functools.partial` of a module function) in their order.
+
+        `calls` is consumed lazily: a call is submitted when fewer than AHEAD_PER_SLOT x slots are
+        submitted and unread. Calls still pending when the reader stops are cancelled.
+        """
+        pending: deque[Future[T]] = deque()
+        try:
+            for call in calls:
+                pending.append(self.executor.submit(call))
+                if len(pending) >= AHEAD_PER_SLOT * self.slots:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 def check_runner(runner: str) -> str:
@@ -51,17 +86,17 @@ def check_runner(runner: str) -> str:
 
 
 @contextlib.contextmanager
-def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[Executor]:
+def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[ShardPool]:
     """An executor for shard work on the runner named by `runner` (see the module docstring).
 
     `workers` is the number of local processes ('local', 'dask'); a scheduler address brings its
-    own workers.
+    own workers, whose threads, counted when the cluster is reached, are the pool's slots.
     """
     if check_runner(runner) == LOCAL:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=ignore_sigint)
         try:
-            yield pool
+            yield ShardPool(pool, workers)
         except BaseException:
             stop_pool(pool)
             raise
@@ -84,7 +119,9 @@ def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[Executor]:
     else:
         task_runner = DaskTaskRunner(address=runner)
     with task_runner:
-        yield task_runner.client.get_executor(pure=False)  # type: ignore[no-untyped-call]  # distributed is untyped
+        client = task_runner.client  # distributed is untyped
+        slots = workers if runner == DASK else max(1, sum(client.nthreads().values()))  # type: ignore[no-untyped-call]
+        yield ShardPool(client.get_executor(pure=False), slots)  # type: ignore[no-untyped-call]
 
 
 def ignore_sigint() -> None:

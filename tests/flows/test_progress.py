@@ -1,4 +1,5 @@
-"""Progress on a terminal: Prefect's log lines go above the live bar, never into it."""
+"""Progress on a terminal: Prefect's log lines go above the live bar, never into it; log lines elsewhere, also for
+work of unknown size."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from prefect import flow
 from prefect.logging.handlers import PrefectConsoleHandler
 from rich.console import Console
 
-from gopat.flows.progress import progress
+from gopat.flows.progress import LOG_EVERY, progress
 
 MESSAGE = "expectations of pattern_stats passed"
 
@@ -51,3 +53,24 @@ def test_log_lines_are_printed_above_the_bar(terminal: tuple[io.StringIO, Consol
 def test_unknown_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="progress mode must be one of"), progress("fancy", "x", 1):
         pass
+
+
+def test_log_lines_without_a_total_come_every_few_units_and_at_the_end(prefect_harness: None) -> None:
+    lines: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("prefect.flow_runs")
+    logger.addHandler(handler)
+
+    @flow
+    def shards() -> None:
+        with progress("log", "ingest tiny", None) as advance:
+            for n in range(1, 2 * LOG_EVERY + 3):
+                advance(f"{n} read")
+
+    try:
+        shards()
+    finally:
+        logger.removeHandler(handler)
+    ours = [line for line in lines if line.startswith("ingest tiny")]
+    assert ours == [f"ingest tiny: {n} {n} read" for n in (LOG_EVERY, 2 * LOG_EVERY, 2 * LOG_EVERY + 2)]

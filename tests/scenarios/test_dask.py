@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,6 +55,8 @@ def test_one_process_and_two_dask_workers_publish_identical_tables(releases: dic
     tables = {f"{table}.parquet" for table in local["row_counts"]}
     assert tables <= set(local["files"]) and tables <= set(dask["files"])
     assert {t: dask["files"][t]["sha256"] for t in tables} == {t: local["files"][t]["sha256"] for t in tables}
+    with shard_executor(workers=1, runner=cluster.scheduler_address) as pool:
+        assert pool.slots == 2  # the cluster's threads, not the local worker count
     with Client(cluster) as client:
         executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
     assert len(executed) == 2 and all(count > 0 for count in executed.values()), executed
@@ -72,9 +75,9 @@ def test_temporary_local_dask_cluster_gives_the_same_shard_bytes_as_a_direct_cal
     options = [{"game_ids": [f"game {i}" for i in range(len(half))], "event_families": ("d12",)} for half in halves]
     expected = [extract_shard(half, FAMILIES, **option) for half, option in zip(halves, options, strict=True)]
     with shard_executor(workers=2, runner="dask") as pool:
-        results = [future.result() for future in [pool.submit(extract_shard, half, FAMILIES, **option)
-                                                  for half, option in zip(halves, options, strict=True)]]
-    assert results == expected
+        results = list(pool.results(functools.partial(extract_shard, half, FAMILIES, **option)
+                                    for half, option in zip(halves, options, strict=True)))
+    assert pool.slots == 2 and results == expected
     merged = pl.concat([pl.read_parquet(parquet) for parquet, _, _ in results])
     assert merged.height > 0
     assert sum(events["d12"] for _, _, events in results) == merged.filter(
