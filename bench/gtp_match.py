@@ -1,15 +1,19 @@
 """Benchmark: `gopat gtp` against GNU Go, N games at one level, alternating colours, komi 7.5.
 
-Usage: .venv/bin/python bench/gtp_match.py --warehouse DIR [--release V] [--games 20] [--level 1] [--komi 7.5]
-       [--max-moves 600] [--sgf-dir DIR]
+Usage: .venv/bin/python bench/gtp_match.py --warehouse DIR [--release V] [--games 20] [--first-game 1] [--level 1]
+       [--komi 7.5] [--max-moves 600] [--sgf-dir DIR]
 
 gopat plays Black in the odd games and White in the even ones. Both engines run once for the whole
-match (`boardsize`, `clear_board` and `komi` start each game). Every move of both sides is checked by
-the referee of tests/scenarios/gtp_referee.py (sgfmill and the product's rules); a game ends on
-two passes, a resignation or --max-moves moves and is scored by GNU Go's `final_score`. Prints one
-line per game, then (also after Ctrl-C, for the games finished) gopat's wins by colour, the mean
-score from gopat's side and the mean time of a `genmove` of each engine (as the referee measures it:
-command sent to response read).
+match (`boardsize`, `clear_board` and `komi` start each game). Both engines are deterministic, so
+GNU Go's random seed is set to the game's number before each game (`set_random_seed`): without it
+every game of one colour would repeat the first; with it a game is reproducible by its number, and
+`--first-game 11 --games 10` plays the second half of a 20-game match in another process. Every
+move of both sides is checked by the referee of tests/scenarios/gtp_referee.py (sgfmill and the
+product's rules); a game ends on two passes, a resignation or --max-moves moves and is scored by
+GNU Go's `final_score`; a game in which an engine dies or breaks the protocol is not scored, and a
+dead engine is started again. Prints one line per game, then (also after Ctrl-C, for the games finished)
+gopat's wins by colour, the mean score from gopat's side and the mean time of a `genmove` of each
+engine (as the referee measures it: command sent to response read).
 """
 
 from __future__ import annotations
@@ -18,12 +22,13 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.scenarios.gtp_referee import gnugo_engine, gopat_engine, play_game  # noqa: E402
+from tests.scenarios.gtp_referee import Engine, GtpFailure, gnugo_engine, gopat_engine, play_game  # noqa: E402
 
 
 def margin(score: str, gopat_colour: str) -> float:
@@ -33,12 +38,23 @@ def margin(score: str, gopat_colour: str) -> float:
     return value if winner.lower() == gopat_colour else -value
 
 
+def alive(engine: Engine, start: Callable[[], Engine]) -> Engine:
+    """`engine` while its process runs; else a new one from `start`, which keeps its timings."""
+    if engine.process.poll() is None:
+        return engine
+    engine.close()
+    again = start()
+    again.seconds = engine.seconds
+    return again
+
+
 def main() -> int:
     """Play the match and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warehouse", required=True, type=Path)
     parser.add_argument("--release")
     parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--first-game", type=int, default=1)
     parser.add_argument("--level", type=int, default=1)
     parser.add_argument("--komi", type=float, default=7.5)
     parser.add_argument("--max-moves", type=int, default=600)
@@ -49,14 +65,22 @@ def main() -> int:
     print(f"gopat {gopat.send('version')} against GNU Go {gnugo.send('version')} level {args.level}, "
           f"komi {args.komi:g}, {args.games} games (engines ready in {time.perf_counter() - start:.1f} s)", flush=True)
     wins = {"b": [0, 0], "w": [0, 0]}
-    margins, ends = [], []
+    margins, ends, failures = [], [], []
     try:
-        for number in range(1, args.games + 1):
+        for number in range(args.first_game, args.first_game + args.games):
             calls = len(gopat.seconds.get("genmove", []))
             colour = "b" if number % 2 else "w"
+            gnugo.send(f"set_random_seed {number}")
             black, white = (gopat, gnugo) if colour == "b" else (gnugo, gopat)
             began = time.perf_counter()
-            game = play_game(black, white, komi=args.komi, max_moves=args.max_moves)
+            try:
+                game = play_game(black, white, komi=args.komi, max_moves=args.max_moves)
+            except GtpFailure as failure:  # not scored; an engine that died is started again for the next game
+                failures.append(number)
+                print(f"game {number:2d}: not scored: {failure}", flush=True)
+                gopat, gnugo = (alive(gopat, lambda: gopat_engine(args.warehouse, release=args.release)),
+                                alive(gnugo, lambda: gnugo_engine(level=args.level, komi=args.komi)))
+                continue
             game.result = game.result or gnugo.send("final_score")
             won = game.result[:1].lower() == colour
             wins[colour][0] += won
@@ -80,7 +104,8 @@ def main() -> int:
     ours, theirs = gopat.seconds.get("genmove", []), gnugo.seconds.get("genmove", [])
     print(f"gopat won {wins['b'][0] + wins['w'][0]} of {len(margins)} (as Black {wins['b'][0]}/{wins['b'][1]}, "
           f"as White {wins['w'][0]}/{wins['w'][1]}); mean score {statistics.fmean(margins):+.1f} for gopat; "
-          f"ends: {', '.join(f'{e} {ends.count(e)}' for e in sorted(set(ends)))}")
+          f"ends: {', '.join(f'{e} {ends.count(e)}' for e in sorted(set(ends)))}"
+          + (f"; not scored: game {', '.join(map(str, failures))}" if failures else ""))
     print(f"genmove: gopat {statistics.fmean(ours):.3f} s mean over {len(ours)} "
           f"(median {statistics.median(ours):.3f} s), GNU Go {statistics.fmean(theirs):.3f} s mean over {len(theirs)}; "
           f"match {time.perf_counter() - start:.0f} s")

@@ -59,15 +59,19 @@ class Engine:
         return text[1:].strip()
 
     def close(self) -> int:
-        """Send quit, wait for the process and close its pipes; its exit code."""
+        """Send quit, wait for the process and close its pipes (also those of a process that died); its exit code."""
         with contextlib.suppress(GtpFailure, BrokenPipeError):
             self.send("quit")
-        with self.process:  # closes the pipes
-            try:
-                return self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                raise
+        try:
+            return self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+        finally:
+            for pipe in (self.process.stdin, self.process.stdout):
+                with contextlib.suppress(BrokenPipeError):
+                    if pipe is not None:
+                        pipe.close()
 
 
 def gopat_engine(warehouse: Path, *, release: str | None = None) -> Engine:
