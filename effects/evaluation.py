@@ -43,6 +43,11 @@ def release_version(layout: Layout, release: str | None) -> str:
     return version
 
 
+def release_families(layout: Layout, version: str) -> list[str]:
+    """The pattern families release ``version`` was built with."""
+    return list(read_manifest(layout, version).get("config", {}).get("families", []))
+
+
 def opening_book(con: duckdb.DuckDBPyConnection, release_dir: Path) -> Book:
     """The opening book of a release's games: the first BOOK_MOVES moves of its 19x19 games without setup stones."""
     frame = con.sql(
@@ -60,8 +65,8 @@ def predictor_for(layout: Layout, version: str, *, weights: Weights | None = Non
     """Load a release's 16-symmetry statistics of the families ``weights`` (default: the shipped ones) rank with,
     and its opening book."""
     weights = weights or load_weights()
-    needed = (*weights.levels, weights.response)
-    built = set(read_manifest(layout, version).get("config", {}).get("families", []))
+    needed = weights.families
+    built = release_families(layout, version)
     missing = [f for f in needed if f not in built]
     if missing:
         raise ValueError(

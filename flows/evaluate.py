@@ -9,12 +9,12 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from gopat.effects.evaluation import predictor_for, read_games, record_evaluation, release_version
+from gopat.effects.evaluation import predictor_for, read_games, record_evaluation, release_families, release_version
 from gopat.effects.warehouse.fetch import sha256_file
 from gopat.effects.warehouse.layout import Layout, code_version, created_now
 from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.predict.predictor import Predictor, evaluate
-from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, Weights, load_weights
+from gopat.transforms.predict.ranking import Weights, load_weights, shipped_weights
 
 
 @task(cache_policy=NO_CACHE)
@@ -56,16 +56,17 @@ def evaluate_release(
 ) -> dict[str, Any]:
     """Evaluate a release's move prediction on the games of ``games`` and (by default) record it in its manifest.
 
-    ``weights`` is a weights file (default: the shipped transforms/predict/prediction_weights.json).
+    ``weights`` is a weights file (default: the most accurate shipped weights whose families the release has,
+    transforms/predict/ranking.py SHIPPED_WEIGHTS).
     Returns the record: release, games (source, sha256, counts), weights (file, sha256, levels,
     distance), result (see :func:`gopat.transforms.predict.predictor.evaluate`), seconds, created, code version.
     """
     logger = get_run_logger()
     start = time.perf_counter()
-    weights_path = Path(weights) if weights else DEFAULT_WEIGHTS
-    ranking = load_weights(weights_path)
     layout = Layout(Path(warehouse).resolve())
     version = release_version(layout, release)
+    weights_path = Path(weights) if weights else shipped_weights(release_families(layout, version))
+    ranking = load_weights(weights_path)
     predictor = load_predictor_task(layout, version, ranking)
     loaded, summary = load_games_task(games, layout.raw)
     result = evaluate_task(predictor, loaded)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from gopat.cli.commands import release_options
+from gopat.cli.commands.predict import WEIGHTS_HELP, release_and_weights
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `gtp` command."""
     gtp = commands.add_parser("gtp", help="play and analyse through GTP version 2 (GoGui, Sabaki, Lizzie, twogtp)")
-    gtp.add_argument("--weights", metavar="FILE", help="ranking weights (default: the shipped ones)")
+    gtp.add_argument("--weights", metavar="FILE", help=WEIGHTS_HELP)
     release_options(gtp)
     gtp.set_defaults(run=run_gtp)
 
@@ -21,14 +21,12 @@ def run_gtp(args: argparse.Namespace) -> int:
     """Load the release's predictor, then answer one command per input line until `quit` or the end of input."""
     from importlib.metadata import version
 
-    from gopat.effects.evaluation import predictor_for, release_version
-    from gopat.effects.warehouse.layout import Layout
+    from gopat.effects.evaluation import predictor_for
     from gopat.transforms.predict.gtp import END, Engine
-    from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, load_weights
+    from gopat.transforms.predict.ranking import load_weights
 
-    layout = Layout(Path(args.warehouse))
-    release = release_version(layout, args.release)
-    weights = load_weights(Path(args.weights or DEFAULT_WEIGHTS))
+    layout, release, weights_path = release_and_weights(args)
+    weights = load_weights(weights_path)
     engine = Engine(predictor_for(layout, release, weights=weights), version=f"{version('gopat')} (release {release})")
     out = sys.stdout
     streaming = False

@@ -7,7 +7,7 @@ import json
 import os
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gopat.cli.commands import DEFAULT_WAREHOUSE, release_options
 
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from gopat.effects.warehouse.layout import Layout
 
 LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
+WEIGHTS_HELP = "ranking weights (default: the most accurate shipped ones the release has the families for)"
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,7 +25,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     suggest.add_argument("--move", type=int, metavar="N", help="the position after N moves (default: the last)")
     suggest.add_argument("--top", type=int, default=10, metavar="K", help=f"candidates to show (1..{len(LABELS)})")
     suggest.add_argument("--diagrams", action="store_true", help="also print each candidate's matched pattern")
-    suggest.add_argument("--weights", metavar="FILE", help="ranking weights (default: the shipped ones)")
+    suggest.add_argument("--weights", metavar="FILE", help=WEIGHTS_HELP)
     release_options(suggest)
     suggest.set_defaults(run=run_suggest)
 
@@ -33,7 +34,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     evaluate.add_argument("--games", required=True, metavar="SRC", help="URL, archive, .sgf file or folder of games")
     evaluate.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
     evaluate.add_argument("--release", metavar="VERSION", help="default: the current release")
-    evaluate.add_argument("--weights", metavar="FILE", help="ranking weights (default: the shipped ones)")
+    evaluate.add_argument("--weights", metavar="FILE", help=WEIGHTS_HELP)
     evaluate.add_argument("--json", action="store_true", help="print the result as one JSON object")
     evaluate.add_argument("--no-record", action="store_true", help="do not store the result in the release manifest")
     evaluate.set_defaults(run=run_evaluate)
@@ -73,15 +74,15 @@ def run_suggest(args: argparse.Namespace) -> int:
     from gopat.transforms.patterns.render import pattern_text
     from gopat.transforms.predict.candidates import tactics_text
     from gopat.transforms.predict.predictor import score_position
-    from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, load_weights
+    from gopat.transforms.predict.ranking import load_weights
 
     if not 1 <= args.top <= len(LABELS):
         raise ValueError(f"--top must be within 1..{len(LABELS)}, got {args.top}")
     path = Path(args.sgf)
     if not path.is_file():
         raise ValueError(f"{args.sgf}: no such file")
-    weights = load_weights(Path(args.weights or DEFAULT_WEIGHTS))
-    layout, version = release_with_families(args, (*weights.levels, weights.response))
+    layout, version, weights_path = release_and_weights(args)
+    weights = load_weights(weights_path)
     try:
         records = parse_games(path.read_bytes())
     except RejectError as error:
@@ -119,16 +120,13 @@ def run_suggest(args: argparse.Namespace) -> int:
 
 def run_evaluate(args: argparse.Namespace) -> int:
     """Run the evaluation flow; print the accuracy (or the JSON record's result)."""
-    from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, load_weights
-
-    weights = load_weights(Path(args.weights or DEFAULT_WEIGHTS))
-    release_with_families(args, (*weights.levels, weights.response))  # before the flow and its API server start
+    _, _, weights = release_and_weights(args)  # before the flow and its API server start
     if args.json:
         os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"  # standard output is the JSON object alone
     from gopat.flows.evaluate import evaluate_release
 
     record = evaluate_release(games=args.games, warehouse=args.warehouse, release=args.release,
-                              weights=args.weights, record=not args.no_record)
+                              weights=str(weights), record=not args.no_record)
     result = record["result"]
     if args.json:
         print(json.dumps({**result, "release": record["release"], "seconds": record["seconds"]}, separators=(",", ":")))
@@ -177,22 +175,39 @@ def run_calibrate(args: argparse.Namespace) -> int:
 def release_with_families(args: argparse.Namespace, needed: tuple[str, ...]) -> tuple[Layout, str]:
     """The warehouse and the requested release (``--warehouse``, ``--release``) when it holds every family of
     ``needed``; else ValueError naming the release and the build command that adds them."""
+    layout, version, manifest = _release(args)
+    built = list(manifest.get("config", {}).get("families", []))
+    missing = [family for family in dict.fromkeys(needed) if family not in built]
+    if missing:
+        sources = [f"--source {shlex.quote(source['source'])}" for source in manifest.get("sources", [])]
+        command = ["gopat build", *sources, f"--warehouse {shlex.quote(args.warehouse)}",
+                   f"--families {' '.join(built + missing)}"]
+        raise ValueError(
+            f"release {version}: lacks the prediction families {' '.join(missing)}; build them with {' '.join(command)}"
+        )
+    return layout, version
+
+
+def release_and_weights(args: argparse.Namespace) -> tuple[Layout, str, Path]:
+    """The release (``--warehouse``, ``--release``) and the weights file to rank with: ``--weights``, else the most
+    accurate shipped weights whose families the release holds; ValueError as :func:`release_with_families`."""
+    from gopat.transforms.predict.ranking import load_weights, shipped_weights
+
+    _, _, manifest = _release(args)
+    path = Path(args.weights) if args.weights else shipped_weights(manifest.get("config", {}).get("families", []))
+    layout, version = release_with_families(args, load_weights(path).families)
+    return layout, version, path
+
+
+def _release(args: argparse.Namespace) -> tuple[Layout, str, dict[str, Any]]:
+    """The warehouse, the version and the manifest of the release chosen by ``--warehouse`` and ``--release``."""
     from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
 
     layout = Layout(Path(args.warehouse))
     version = args.release or current_version(layout)
     if version is None:
         raise ValueError(f"no release in {layout.releases}; run `gopat build` first")
-    manifest = read_manifest(layout, version)
-    built = list(manifest.get("config", {}).get("families", []))
-    missing = [family for family in dict.fromkeys(needed) if family not in built]
-    if missing:
-        sources = " ".join(f"--source {shlex.quote(source['source'])}" for source in manifest.get("sources", []))
-        raise ValueError(
-            f"release {version}: lacks the prediction families {' '.join(missing)}; build them with "
-            f"gopat build {sources} --warehouse {shlex.quote(args.warehouse)} --families {' '.join(built + missing)}"
-        )
-    return layout, version
+    return layout, version, read_manifest(layout, version)
 
 
 def run_holdout(args: argparse.Namespace) -> int:

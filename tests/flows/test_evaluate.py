@@ -17,7 +17,7 @@ from gopat.effects.evaluation import record_evaluation
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
 from gopat.effects.warehouse.verify import verify
 from gopat.transforms.predict.predictor import RESPONSE
-from gopat.transforms.predict.ranking import DEFAULT_WEIGHTS, load_weights
+from gopat.transforms.predict.ranking import PREDICTION_WEIGHTS, load_weights
 from tests.flows.archives import tiny_members, write_archive
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("prefect_harness")]
@@ -76,7 +76,7 @@ def test_evaluate_json_counts_every_position_and_is_recorded_in_the_manifest(war
     expected = {k: v for k, v in result.items() if k not in ("release", "seconds")}
     assert {k: v for k, v in entry["result"].items()} == expected
     assert entry["games"]["games"] == 30 and entry["games"]["source"] == str(split["test"])
-    assert entry["weights"]["sha256"] == hashlib.sha256(DEFAULT_WEIGHTS.read_bytes()).hexdigest()
+    assert entry["weights"]["sha256"] == hashlib.sha256(PREDICTION_WEIGHTS.read_bytes()).hexdigest()
     assert {k: v for k, v in after.items() if k != "evaluations"} == before
     assert verify(layout, version) == []
     assert not list(layout.releases.glob(".manifest-*"))

@@ -85,8 +85,8 @@ def test_a_release_without_the_prediction_families_is_refused_in_one_line(tmp_pa
                           timeout=120, check=False)
     needed = " ".join((*load_weights().levels, RESPONSE))
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == (f"gopat: error: release {version} lacks the prediction families {needed}; build it with "
-                           f"`gopat build --families {needed}` (plus any other families)\n")
+    assert done.stderr == (f"gopat: error: release {version}: lacks the prediction families {needed}; build them with "
+                           f"gopat build --warehouse {layout.root} --families {needed}\n")
     empty = subprocess.run([*GTP, "--warehouse", str(tmp_path / "none")], input="", capture_output=True, text=True,
                            timeout=120, check=False)
     assert (empty.returncode, empty.stdout) == (1, "")

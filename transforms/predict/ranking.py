@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,11 @@ PHASE_STARTS = np.array([1, 11, 31, 61, 101, 201], dtype=np.int64)
 GROUPS = ("largest", "below", "response", "last_move", "move_before", "phase_last_move", "phase_largest",
           "phase_response", "level", "tactics", "book", "phase_line")
 DISTANCE_GROUPS = ("last_move", "move_before", "phase_last_move")
-DEFAULT_WEIGHTS = Path(__file__).with_name("prediction_weights.json")
+# The shipped weights, most accurate first (README, Move prediction): fitted for the prediction
+# families, and for the families of the default build, so that a default release predicts too.
+PREDICTION_WEIGHTS = Path(__file__).with_name("prediction_weights.json")
+SEED_WEIGHTS = Path(__file__).with_name("seed_weights.json")
+SHIPPED_WEIGHTS = (PREDICTION_WEIGHTS, SEED_WEIGHTS)
 
 
 def group_sizes(n_levels: int) -> tuple[int, ...]:
@@ -152,6 +157,11 @@ class Weights:
         return cls(levels=tuple(levels), response=response, distance=distance,
                    vector=np.zeros(sum(group_sizes(len(levels)))))
 
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The pattern families a release needs for these weights: the levels, then the response family."""
+        return (*self.levels, self.response)
+
     def score(self, index: np.ndarray) -> np.ndarray:
         """Scores of candidates from :func:`feature_index` rows (columns added left to right)."""
         return _scores(self.vector, index, column_offsets(len(self.levels)))
@@ -166,7 +176,7 @@ class Weights:
         return f'{model[:-1]},\n "weights": {{\n{lines}\n}}}}\n'
 
 
-def load_weights(path: Path = DEFAULT_WEIGHTS) -> Weights:
+def load_weights(path: Path = PREDICTION_WEIGHTS) -> Weights:
     """Weights from a JSON file written by :meth:`Weights.to_json`; ValueError if it is not one."""
     try:
         data = json.loads(Path(path).read_text())
@@ -175,6 +185,15 @@ def load_weights(path: Path = DEFAULT_WEIGHTS) -> Weights:
                        vector=vector, fitted=data.get("fitted", {}))
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as error:
         raise ValueError(f"{path}: not a weights file ({error})") from None
+
+
+def shipped_weights(families: Collection[str]) -> Path:
+    """The first of SHIPPED_WEIGHTS whose levels and response family are all in ``families`` (a release's), else the
+    first (whose families the caller then names as missing)."""
+    for path in SHIPPED_WEIGHTS:
+        if set(load_weights(path).families) <= set(families):
+            return path
+    return SHIPPED_WEIGHTS[0]
 
 
 def segments(counts: np.ndarray) -> np.ndarray:

@@ -1,19 +1,25 @@
-"""The ranking model: feature bins written out by hand, ranks with ties, a fit that recovers known weights."""
+"""The ranking model: feature bins written out by hand, ranks with ties, a fit that recovers known weights, the
+shipped weights a release uses."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES
+from gopat.transforms.predict.predictor import LEVELS
 from gopat.transforms.predict.ranking import (
     DISTANCE_GROUPS,
     GROUPS,
+    PREDICTION_WEIGHTS,
+    SEED_WEIGHTS,
     Weights,
     feature_index,
     fit_weights,
     group_sizes,
     load_weights,
     ranks,
+    shipped_weights,
 )
 
 BLOCK = 20 * 12  # rate bins x count bins of one level
@@ -96,6 +102,18 @@ def test_weights_round_trip_through_json(tmp_path):
 def test_the_shipped_weights_load():
     weights = load_weights()
     assert weights.levels and weights.fitted["positions"] > 10_000
+    seed = load_weights(SEED_WEIGHTS)
+    assert set(seed.families) <= set(DEFAULT_FAMILIES) and seed.fitted["positions"] > 10_000
+
+
+@pytest.mark.parametrize(("families", "expected"), [
+    ((*DEFAULT_FAMILIES, *LEVELS), PREDICTION_WEIGHTS),  # both sets: the more accurate prediction families
+    (DEFAULT_FAMILIES, SEED_WEIGHTS),  # what `make release` builds
+    (("d12", "sq3", "dia13"), PREDICTION_WEIGHTS),  # neither: the first, whose families the commands name as missing
+    ((*LEVELS, "sq5"), PREDICTION_WEIGHTS),
+])
+def test_the_shipped_weights_a_release_uses_are_the_first_whose_families_it_holds(families, expected):
+    assert shipped_weights(families) == expected
     with pytest.raises(ValueError, match="no positions"):
         fit_weights(np.zeros((0, len(GROUPS)), dtype=np.int64), np.zeros(0, dtype=np.int64),
                     np.zeros(0, dtype=np.int64), levels=("lib5",), response="d12")
