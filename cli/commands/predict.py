@@ -176,6 +176,26 @@ def release_with_families(args: argparse.Namespace, needed: tuple[str, ...]) -> 
     """The warehouse and the requested release (``--warehouse``, ``--release``) when it holds every family of
     ``needed``; else ValueError naming the release and the build command that adds them."""
     layout, version, manifest = _release(args)
+    _require_families(args, version, manifest, needed)
+    return layout, version
+
+
+def release_and_weights(args: argparse.Namespace) -> tuple[Layout, str, Path]:
+    """The release (``--warehouse``, ``--release``) and the weights file to rank with: ``--weights``, else the most
+    accurate shipped weights whose families the release holds; ValueError as :func:`release_with_families`."""
+    from gopat.transforms.predict.ranking import load_weights, shipped_weights
+
+    layout, version, manifest = _release(args)
+    path = Path(args.weights) if args.weights else shipped_weights(manifest.get("config", {}).get("families", []))
+    _require_families(args, version, manifest, load_weights(path).families)
+    return layout, version, path
+
+
+def _require_families(
+    args: argparse.Namespace, version: str, manifest: dict[str, Any], needed: tuple[str, ...]
+) -> None:
+    """ValueError naming release ``version`` and the build command when its ``manifest`` lacks a family of
+    ``needed``."""
     built = list(manifest.get("config", {}).get("families", []))
     missing = [family for family in dict.fromkeys(needed) if family not in built]
     if missing:
@@ -185,18 +205,6 @@ def release_with_families(args: argparse.Namespace, needed: tuple[str, ...]) -> 
         raise ValueError(
             f"release {version}: lacks the prediction families {' '.join(missing)}; build them with {' '.join(command)}"
         )
-    return layout, version
-
-
-def release_and_weights(args: argparse.Namespace) -> tuple[Layout, str, Path]:
-    """The release (``--warehouse``, ``--release``) and the weights file to rank with: ``--weights``, else the most
-    accurate shipped weights whose families the release holds; ValueError as :func:`release_with_families`."""
-    from gopat.transforms.predict.ranking import load_weights, shipped_weights
-
-    _, _, manifest = _release(args)
-    path = Path(args.weights) if args.weights else shipped_weights(manifest.get("config", {}).get("families", []))
-    layout, version = release_with_families(args, load_weights(path).families)
-    return layout, version, path
 
 
 def _release(args: argparse.Namespace) -> tuple[Layout, str, dict[str, Any]]:
