@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from gopat.effects.warehouse.layout import Layout
 
 LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
+FACTORS = 8  # latent factors per feature that `calibrate` fits by default (README, Move prediction)
 WEIGHTS_HELP = "ranking weights (default: the most accurate shipped ones the release has the families for)"
 
 
@@ -45,6 +46,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     calibrate.add_argument("--levels", nargs="+", metavar="F", help="candidate families, largest first (default: "
                            "dia29 dia21 lib13 lib9 lib5, those of the shipped weights)")
     calibrate.add_argument("--no-distance", action="store_true", help="patterns alone: no distance to the last moves")
+    calibrate.add_argument("--factors", type=int, default=FACTORS, metavar="K", help="latent factors per feature, "
+                           f"for feature interactions (default {FACTORS}; 0: the linear model alone)")
     calibrate.add_argument("--max-games", type=int, default=1000, metavar="N",
                            help="fit on the first N games (default 1000)")
     release_options(calibrate)
@@ -154,6 +157,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
     if args.max_games < 1:
         raise ValueError(f"--max-games must be at least 1, got {args.max_games}")
+    if args.factors < 0:
+        raise ValueError(f"--factors must be at least 0, got {args.factors}")
     names = tuple(args.levels) if args.levels else LEVELS
     layout, version = release_with_families(args, (*names, RESPONSE))
     blank = Weights.zeros(names, response=RESPONSE, distance=not args.no_distance)
@@ -161,14 +166,18 @@ def run_calibrate(args: argparse.Namespace) -> int:
     games, summary = read_games(args.games, raw_dir=layout.raw)
     print(f"fitting {len(names)} levels ({' '.join(names)}) on {min(len(games), args.max_games)} of "
           f"{summary['games']} games of {args.games}, release {version} ...", flush=True)
-    weights = fit(predictor, games[:args.max_games], distance=not args.no_distance)
+    weights = fit(predictor, games[:args.max_games], distance=not args.no_distance, factors=args.factors,
+                  progress=lambda line: print(f"  {line}", flush=True))
     weights = replace(weights, fitted={**weights.fitted, "release": version, "games": summary["sha256"]})
     out = Path(args.out)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text(weights.to_json())
     os.replace(tmp, out)
-    print(f"{out}: {weights.fitted['positions']} positions, loss {weights.fitted['loss']}, "
-          f"{weights.fitted['iterations']} iterations")
+    fitted = weights.fitted
+    interactions = (f"; with {fitted['factors']} factors per feature: loss {fitted['factor_loss']}, "
+                    f"{fitted['factor_iterations']} iterations" if args.factors else "")
+    print(f"{out}: {fitted['positions']} positions, loss {fitted['loss']}, {fitted['iterations']} iterations"
+          f"{interactions}")
     return 0
 
 

@@ -148,12 +148,15 @@ def test_calibrated_weights_are_written_and_used(warehouse, split, tmp_path, cap
     weights = load_weights(out)
     assert weights.levels == LEVELS[1:] and not weights.distance and weights.fitted["positions"] > 1000
     assert weights.fitted["release"] == current_version(layout) and not list(tmp_path.glob(".*.tmp"))
-    capsys.readouterr()
+    assert weights.factors.shape == (len(weights.vector), 8) and weights.fitted["factors"] == 8  # the default
+    assert weights.fitted["factor_loss"] < weights.fitted["loss"]
+    assert "  weights and 8 factors: iteration 25, loss " in capsys.readouterr().out
     evaluate = ["evaluate", "--games", str(split["test"]), "--warehouse", str(warehouse), "--json", "--no-record"]
     assert main([*evaluate, "--weights", str(out)]) == 0
     result = json.loads(capsys.readouterr().out)
     assert set(result["matched"]) == {*LEVELS[1:], "none"} and result["top1"] > 0.1
     assert main([*args, "--max-games", "0"]) == 1 and "--max-games" in capsys.readouterr().err
+    assert main([*args, "--factors", "-1"]) == 1 and "--factors must be at least 0" in capsys.readouterr().err
     assert read_manifest(layout, current_version(layout)) == before
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -293,12 +293,15 @@ def evaluate(predictor: Predictor, games: Sequence[GameMoves]) -> dict[str, Any]
     }
 
 
-def fit(predictor: Predictor, games: Sequence[GameMoves], *, distance: bool = True) -> Weights:
-    """Weights for the predictor's levels fitted on every position of ``games`` (which its statistics must not hold)."""
+def fit(predictor: Predictor, games: Sequence[GameMoves], *, distance: bool = True, factors: int = 0,
+        progress: Callable[[str], None] | None = None) -> Weights:
+    """Weights for the predictor's levels fitted on every position of ``games`` (which its statistics must not hold),
+    with ``factors`` latent factors per weight and ``progress`` lines
+    (:func:`gopat.transforms.predict.ranking.fit_weights`)."""
     index: list[np.ndarray] = []
     counts: list[np.ndarray] = []
     played: list[np.ndarray] = []
-    for rows in candidate_rows(predictor, games):  # keep only the features (int32) of each batch
+    for rows in candidate_rows(predictor, games):  # keep only the features (int16) of each batch
         index.append(rows.features())
         counts.append(rows.counts)
         played.append(rows.played)
@@ -306,7 +309,7 @@ def fit(predictor: Predictor, games: Sequence[GameMoves], *, distance: bool = Tr
         raise ValueError("no games to fit on")
     return fit_weights(np.concatenate(index), np.concatenate(counts), np.concatenate(played),
                        levels=predictor.levels.names, response=predictor.levels.response,
-                       distance=distance)
+                       distance=distance, factors=factors, progress=progress)
 
 
 def _phase_name(lo: int, hi: int | None) -> str:

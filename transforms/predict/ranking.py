@@ -1,16 +1,19 @@
-"""Move ranking model: candidate features from pattern counts and distances, softmax weights and their fit."""
+"""Move ranking model: candidate features from pattern counts and distances, softmax weights with latent
+factors (feature interactions) and their fit."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import OptimizeResult, minimize
 
 from gopat.transforms.kernels import kernel
 
@@ -35,6 +38,7 @@ DISTANCE_GROUPS = ("last_move", "move_before", "phase_last_move")
 PREDICTION_WEIGHTS = Path(__file__).with_name("prediction_weights.json")
 SEED_WEIGHTS = Path(__file__).with_name("seed_weights.json")
 SHIPPED_WEIGHTS = (PREDICTION_WEIGHTS, SEED_WEIGHTS)
+REPORT_EVERY = 25  # L-BFGS iterations between the fit's progress lines
 
 
 def group_sizes(n_levels: int) -> tuple[int, ...]:
@@ -115,11 +119,13 @@ def feature_index(occurrence: np.ndarray, chosen: np.ndarray, d_last: np.ndarray
     level: every level's own bins (one column per level, each level's cells after the previous
     level's, "unseen" last); tactics: the tactical cell; book: the bins of the opening-book counts
     ``book`` (games reaching the position, games playing the point), like a pattern's; phase_line:
-    the game phase with the point's ``line`` cell. int32, to keep the candidates of many games in
-    memory for a fit.
+    the game phase with the point's ``line`` cell. int16 (every group has fewer cells than that holds),
+    to keep the candidates of thousands of games in memory for a fit.
     """
     n_levels = np.shape(occurrence)[1] - 1
-    index = np.empty((len(occurrence), len(column_groups(n_levels))), dtype=np.int32)
+    if max(group_sizes(n_levels)) > np.iinfo(np.int16).max:
+        raise ValueError(f"{n_levels} levels have more feature cells than int16 indexes")
+    index = np.empty((len(occurrence), len(column_groups(n_levels))), dtype=np.int16)
     _feature_index(np.asarray(occurrence, dtype=np.float64), np.asarray(chosen, dtype=np.float64),
                    np.asarray(d_last, dtype=np.int64), np.asarray(d_before, dtype=np.int64),
                    np.asarray(move, dtype=np.int64), np.asarray(tactics, dtype=np.int64),
@@ -134,22 +140,30 @@ def largest_level(index: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Weights:
-    """A softmax (conditional logit) model: a point's score is the sum of one weight per group.
+    """A softmax (conditional logit) model: a point's score is the sum of one weight per group, plus the
+    interactions of those features: the dot products of their latent factors, pair by pair (a factorization
+    machine; README, Move prediction).
 
     ``levels`` are the candidate pattern families (largest first) the weights were fitted for,
     ``response`` the response family; ``distance`` False means the distance weights are zero
-    (patterns alone). ``vector`` holds the groups one after another (see :func:`group_sizes`).
+    (patterns alone). ``vector`` holds the groups one after another (see :func:`group_sizes`), ``factors``
+    one row of latent factors per weight (no columns: no interactions).
     """
 
     levels: tuple[str, ...]
     response: str
     distance: bool
     vector: np.ndarray
+    factors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     fitted: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.vector) != sum(group_sizes(len(self.levels))):
             raise ValueError(f"{len(self.vector)} weights do not fit levels {list(self.levels)}")
+        if self.factors.size == 0:  # a frozen dataclass sets a derived field this way
+            object.__setattr__(self, "factors", np.zeros((len(self.vector), 0)))
+        if self.factors.ndim != 2 or len(self.factors) != len(self.vector):
+            raise ValueError(f"factors of shape {self.factors.shape} do not fit {len(self.vector)} weights")
 
     @classmethod
     def zeros(cls, levels: tuple[str, ...], *, response: str, distance: bool = True) -> Weights:
@@ -164,16 +178,21 @@ class Weights:
 
     def score(self, index: np.ndarray) -> np.ndarray:
         """Scores of candidates from :func:`feature_index` rows (columns added left to right)."""
-        return _scores(self.vector, index, column_offsets(len(self.levels)))
+        return _scores(self.vector, self.factors, index, column_offsets(len(self.levels)))
 
     def to_json(self) -> str:
-        """The weights as JSON: the model on the first line, then one line per group."""
-        sizes = group_sizes(len(self.levels))
-        groups = zip(GROUPS, np.split(np.round(self.vector, 6), np.cumsum(sizes)[:-1]), strict=True)
+        """The weights as JSON: the model on the first line, then one line per group, then (with factors) one line
+        per group of factor rows."""
+        splits = np.cumsum(group_sizes(len(self.levels)))[:-1]
         model = json.dumps({"levels": list(self.levels), "response": self.response, "distance": self.distance,
                             "fitted": self.fitted})
-        lines = ",\n".join(f"  {json.dumps(g)}: {json.dumps(v.tolist())}" for g, v in groups)
-        return f'{model[:-1]},\n "weights": {{\n{lines}\n}}}}\n'
+        parts = [("weights", np.split(np.round(self.vector, 6), splits))]
+        if self.factors.shape[1]:
+            parts.append(("factors", np.split(np.round(self.factors, 6), splits)))
+        blocks = [f' "{name}": {{\n' + ",\n".join(f"  {json.dumps(g)}: {json.dumps(v.tolist())}"
+                                                  for g, v in zip(GROUPS, values, strict=True)) + "\n}"
+                  for name, values in parts]
+        return model[:-1] + ",\n" + ",\n".join(blocks) + "}\n"
 
 
 def load_weights(path: Path = PREDICTION_WEIGHTS) -> Weights:
@@ -181,9 +200,13 @@ def load_weights(path: Path = PREDICTION_WEIGHTS) -> Weights:
     try:
         data = json.loads(Path(path).read_text())
         vector = np.concatenate([np.asarray(data["weights"][g], dtype=np.float64) for g in GROUPS])
+        sizes = group_sizes(len(data["levels"]))
+        factors = (np.concatenate([np.asarray(data["factors"][g], dtype=np.float64).reshape(size, -1)
+                                   for g, size in zip(GROUPS, sizes, strict=True)])
+                   if "factors" in data else np.zeros((0, 0)))
         return Weights(levels=tuple(data["levels"]), response=data["response"], distance=bool(data["distance"]),
-                       vector=vector, fitted=data.get("fitted", {}))
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as error:
+                       vector=vector, factors=factors, fitted=data.get("fitted", {}))
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
         raise ValueError(f"{path}: not a weights file ({error})") from None
 
 
@@ -223,54 +246,130 @@ def played_log_probabilities(scores: np.ndarray, counts: np.ndarray, played: np.
 
 
 @kernel(cache=True, nogil=True)
-def _scores(vector: np.ndarray, index: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Per row, the sum of the weights its columns select."""
+def _score_row(vector: np.ndarray, factors: np.ndarray, index: np.ndarray, offsets: np.ndarray, r: int,
+               sums: np.ndarray) -> float:
+    """Score of row ``r``: the weights its columns select, plus half of (squared sum of their factor rows minus
+    their squared norms), the sum over pairs of columns of their factors' dot products; ``sums`` gets the sum."""
+    total = squares = 0.0
+    sums[:] = 0.0
+    for c in range(index.shape[1]):
+        j = offsets[c] + index[r, c]
+        total += vector[j]
+        for f in range(factors.shape[1]):
+            sums[f] += factors[j, f]
+            squares += factors[j, f] * factors[j, f]
+    for f in range(factors.shape[1]):
+        total += 0.5 * sums[f] * sums[f]
+    return total - 0.5 * squares
+
+
+@kernel(cache=True, nogil=True)
+def _scores(vector: np.ndarray, factors: np.ndarray, index: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per row, its :func:`_score_row`."""
     out = np.empty(index.shape[0])
+    sums = np.empty(factors.shape[1])
     for r in range(index.shape[0]):
-        total = 0.0
-        for c in range(index.shape[1]):
-            total += vector[offsets[c] + index[r, c]]
-        out[r] = total
+        out[r] = _score_row(vector, factors, index, offsets, r, sums)
     return out
 
 
-@kernel(cache=True)
-def _loss(vector: np.ndarray, index: np.ndarray, offsets: np.ndarray, counts: np.ndarray, played: np.ndarray,
-          l2: float) -> tuple[float, np.ndarray]:
-    """Mean negative log-likelihood of the played moves (softmax over each position), L2 added, and its gradient."""
-    gradient = np.zeros_like(vector)
-    loss, start = 0.0, 0
-    for p in range(counts.shape[0]):
-        z = _scores(vector, index[start:start + counts[p]], offsets)
-        peak = z.max()
-        e = np.exp(z - peak)
-        total = e.sum()
-        loss += np.log(total) + peak - z[played[p]]
-        e[played[p]] -= total
+@kernel(cache=True, nogil=True)
+def _loss_part(vector: np.ndarray, factors: np.ndarray, index: np.ndarray, offsets: np.ndarray, counts: np.ndarray,
+               starts: np.ndarray, played: np.ndarray, first: int, stop: int, gradient: np.ndarray,
+               factor_gradient: np.ndarray) -> float:
+    """Summed negative log-likelihood of positions ``first``..``stop`` (softmax over each), their gradient added to
+    ``gradient`` and ``factor_gradient``."""
+    most = 1
+    for p in range(first, stop):
+        most = max(most, counts[p])
+    z = np.empty(most)
+    sums = np.empty((most, factors.shape[1]))
+    loss = 0.0
+    for p in range(first, stop):
         for i in range(counts[p]):
+            z[i] = _score_row(vector, factors, index, offsets, starts[p] + i, sums[i])
+        n, target = counts[p], z[played[p]]
+        peak = z[:n].max()
+        e = np.exp(z[:n] - peak)
+        total = e.sum()
+        loss += np.log(total) + peak - target
+        e /= total
+        e[played[p]] -= 1.0
+        for i in range(n):
             for c in range(index.shape[1]):
-                gradient[offsets[c] + index[start + i, c]] += e[i] / total
-        start += counts[p]
-    n = counts.shape[0]
-    return loss / n + l2 * (vector @ vector), gradient / n + 2 * l2 * vector
+                j = offsets[c] + index[starts[p] + i, c]
+                gradient[j] += e[i]
+                for f in range(factors.shape[1]):  # d score / d factor = the other columns' factor sum
+                    factor_gradient[j, f] += e[i] * (sums[i, f] - factors[j, f])
+    return loss
+
+
+def _loss(x: np.ndarray, index: np.ndarray, offsets: np.ndarray, counts: np.ndarray, played: np.ndarray,
+          l2: tuple[float, float], rank: int, threads: int) -> tuple[float, np.ndarray]:
+    """Mean negative log-likelihood of the played moves (softmax over each position), L2 added, and its gradient;
+    ``x`` holds the weights, then ``rank`` factors per weight. Parts of the positions run on ``threads`` threads."""
+    n = len(x) // (1 + rank)
+    vector, factors = x[:n], x[n:].reshape(n, rank)
+    starts = np.cumsum(counts) - counts
+    bounds = [len(counts) * t // threads for t in range(threads + 1)]
+    gradients = np.zeros((threads, n))
+    factor_gradients = np.zeros((threads, n, rank))
+    with ThreadPoolExecutor(threads) as pool:
+        losses = pool.map(lambda t: _loss_part(vector, factors, index, offsets, counts, starts, played, bounds[t],
+                                               bounds[t + 1], gradients[t], factor_gradients[t]), range(threads))
+        loss = sum(losses) / len(counts)
+    gradient = np.concatenate([gradients.sum(axis=0) / len(counts) + 2 * l2[0] * vector,
+                               (factor_gradients.sum(axis=0) / len(counts) + 2 * l2[1] * factors).ravel()])
+    return loss + l2[0] * (vector @ vector) + l2[1] * (factors.ravel() @ factors.ravel()), gradient
+
+
+def _reporter(stage: str, progress: Callable[[str], None] | None) -> Callable[[OptimizeResult], None]:
+    """An L-BFGS callback that gives ``progress`` the loss of every REPORT_EVERY-th iteration of ``stage``."""
+    iterations = itertools.count(1)
+
+    def report(intermediate_result: OptimizeResult) -> None:  # the name scipy passes the iterate by
+        iteration = next(iterations)
+        if progress is not None and iteration % REPORT_EVERY == 0:
+            progress(f"{stage}: iteration {iteration}, loss {intermediate_result.fun:.6f}")
+
+    return report
 
 
 def fit_weights(index: np.ndarray, counts: np.ndarray, played: np.ndarray, *, levels: tuple[str, ...],
-                response: str, distance: bool = True, l2: float = 1e-5, max_iterations: int = 300) -> Weights:
+                response: str, distance: bool = True, factors: int = 0, l2: float = 1e-5, factor_l2: float = 1e-4,
+                max_iterations: int = 300, factor_iterations: int = 150, threads: int = 2,
+                progress: Callable[[str], None] | None = None) -> Weights:
     """Maximum-likelihood weights (L2-regularised, L-BFGS) for positions whose played candidates are known.
 
     ``index`` are :func:`feature_index` rows of every candidate, position after position;
     ``counts`` the candidates per position; ``played`` the played candidate's index within each.
-    Without ``distance`` the DISTANCE_GROUPS take no part (their weights stay zero).
+    Without ``distance`` the DISTANCE_GROUPS take no part (their weights stay zero). With ``factors`` the
+    linear fit is followed by a fit of the weights and that many latent factors per weight together, the
+    factors starting small and random (seeded). ``progress`` gets a line every REPORT_EVERY iterations.
     """
     if len(counts) == 0:
         raise ValueError("no positions to fit")
+    if factors < 0:
+        raise ValueError(f"factors must be at least 0, got {factors}")
     columns = [c for c, g in enumerate(column_groups(len(levels))) if distance or g not in DISTANCE_GROUPS]
-    result = minimize(_loss, np.zeros(sum(group_sizes(len(levels)))), jac=True, method="L-BFGS-B",
-                      args=(index if len(columns) == index.shape[1] else np.ascontiguousarray(index[:, columns]),
-                            column_offsets(len(levels))[columns],
-                            np.asarray(counts, dtype=np.int64), np.asarray(played, dtype=np.int64), l2),
-                      options={"maxiter": max_iterations})
-    return Weights(levels=tuple(levels), response=response, distance=distance, vector=result.x,
-                   fitted={"positions": len(counts), "loss": round(float(result.fun), 6),
-                           "iterations": int(result.nit)})
+    args = (index if len(columns) == index.shape[1] else np.ascontiguousarray(index[:, columns]),
+            column_offsets(len(levels))[columns], np.asarray(counts, dtype=np.int64),
+            np.asarray(played, dtype=np.int64))
+    n = sum(group_sizes(len(levels)))
+    result = minimize(_loss, np.zeros(n), jac=True, method="L-BFGS-B", args=(*args, (l2, factor_l2), 0, threads),
+                      options={"maxiter": max_iterations}, callback=_reporter("weights", progress))
+    fitted = {"positions": len(counts), "loss": round(float(result.fun), 6), "iterations": int(result.nit)}
+    if factors:
+        start = np.random.default_rng(0).normal(scale=0.01, size=(n, factors))
+        selected = np.zeros(n, dtype=np.bool_)
+        for c, offset in enumerate(args[1]):
+            cells = np.flatnonzero(np.bincount(args[0][:, c]))
+            selected[offset + cells] = True
+        start[~selected] = 0.0  # the factors of weights no candidate selects stay 0
+        result = minimize(_loss, np.concatenate([result.x, start.ravel()]), jac=True, method="L-BFGS-B",
+                          args=(*args, (l2, factor_l2), factors, threads), options={"maxiter": factor_iterations},
+                          callback=_reporter(f"weights and {factors} factors", progress))
+        fitted |= {"factors": factors, "factor_loss": round(float(result.fun), 6),
+                   "factor_iterations": int(result.nit)}
+    return Weights(levels=tuple(levels), response=response, distance=distance, vector=result.x[:n],
+                   factors=result.x[n:].reshape(n, factors), fitted=fitted)

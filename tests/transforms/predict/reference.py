@@ -48,9 +48,10 @@ B, W = 1, 2
 LEVEL_CELLS = {"dia29": GRIDCULAR[6], "dia21": GRIDCULAR[5], "lib13": GRIDCULAR[4], "lib9": GRIDCULAR[3],
                "lib5": GRIDCULAR[2]}
 WITH_LIBERTIES = {"lib13", "lib9", "lib5"}
-# Random weights over all five levels: every group and bin moves the score, so any index slip shows.
+# Random weights and factors over all five levels: every group and bin moves the score, so any index slip shows.
 WEIGHTS = Weights(levels=LEVELS, response=RESPONSE, distance=True,
-                  vector=np.random.default_rng(7).normal(size=sum(group_sizes(len(LEVELS)))))
+                  vector=np.random.default_rng(7).normal(size=sum(group_sizes(len(LEVELS)))),
+                  factors=np.random.default_rng(8).normal(scale=0.3, size=(sum(group_sizes(len(LEVELS))), 3)))
 
 
 @cache
@@ -192,7 +193,8 @@ def reference_scores(pos: dict, counts: dict, weights: Weights) -> list[tuple[fl
     below (rate and count bins), of its response pattern, of its distances to the last two moves, and
     of the game phase with the last-move distance, the largest level's rate and the response's rate;
     of every level's own bins; of the tactical cell; of the opening book's bins; of the game phase
-    with the point's lines from the two nearest edges."""
+    with the point's lines from the two nearest edges; then the dot product of the factors of every pair of
+    those weights."""
 
     def bins(occurrence: int, chosen: int) -> tuple[int, int]:
         rate = (chosen + 0.5) / (occurrence + 1)
@@ -237,14 +239,18 @@ def reference_scores(pos: dict, counts: dict, weights: Weights) -> list[tuple[fl
         cells["book"] = rate_cell(reached, chosen) if reached >= 1 else block
         near, far = sorted(min(x, pos["size"] - 1 - x) for x in point)  # 0: the edge
         cells["phase_line"] = phase * LINES * LINES + min(near, LINES - 1) * LINES + min(far, LINES - 1)
-        score = 0.0
+        selected = []
         for group in GROUPS:
             if group == "level":  # one weight per level: its bins, or the level's "unseen" cell
                 for lv, (occurrence, chosen) in enumerate(seen):
                     cell = rate_cell(occurrence, chosen) if occurrence >= 1 else block
-                    score = score + weights.vector[start[group] + lv * (block + 1) + cell]
+                    selected.append(start[group] + lv * (block + 1) + cell)
             else:
-                score = score + weights.vector[start[group] + cells[group]]
+                selected.append(start[group] + cells[group])
+        score = sum(weights.vector[j] for j in selected)
+        for a, j in enumerate(selected):
+            for k in selected[a + 1:]:
+                score = score + weights.factors[j] @ weights.factors[k]
         scores.append((float(score), None if largest is None else weights.levels[largest]))
     return scores
 
@@ -298,7 +304,8 @@ def check_positions(games: list[GameMoves], training: list[GameMoves]) -> None:
                 cand = by_point[point]
                 want = [pos["keys"][name][i] for name in [*LEVELS, RESPONSE]]
                 assert [None if k is None else parse_key(k) for k in cand.keys] == want
-                assert cand.score == scores[i][0] and cand.family == scores[i][1]
+                assert cand.score == pytest.approx(scores[i][0], rel=1e-12, abs=1e-9)  # sums in another order
+                assert cand.family == scores[i][1]
                 assert (cand.occurrence[-1], cand.chosen[-1]) == counts.get((RESPONSE, want[-1]), (0, 0))
                 assert cand.book == pos["book"][i]
             order = sorted(range(len(scores)), key=lambda i: (-scores[i][0], i))

@@ -18,6 +18,7 @@ from gopat.transforms.predict.ranking import (
     fit_weights,
     group_sizes,
     load_weights,
+    played_log_probabilities,
     ranks,
     shipped_weights,
 )
@@ -38,7 +39,7 @@ def test_feature_index_bins_by_hand():
     lines = np.array([0, 35, 7, 21])
     index = feature_index(occurrence, chosen, np.array([3, 0, 2, 40]), np.array([25, 0, 19, 4]), moves, tactics, book,
                           lines)
-    assert index.dtype == np.int32
+    assert index.dtype == np.int16
     level1 = BLOCK + 1  # each level's cells, then its "unseen" cell
     assert index.tolist() == [
         # rate 9.5/11: bin 0, 10 seen: bin 3 | rate 9.5/41: bin 4, 40 seen: bin 5 | no response | distances |
@@ -87,16 +88,66 @@ def test_fit_recovers_the_weights_that_generated_the_moves():
     assert plain.fitted["positions"] == 20000 and fitted.fitted["loss"] < plain.fitted["loss"]
 
 
+def test_fit_learns_the_feature_interactions_that_generated_the_moves():
+    rng = np.random.default_rng(5)
+    sizes = group_sizes(1)
+    offsets = np.cumsum((0, *sizes[:-1]))
+    used = {g: rng.choice(n, size=4, replace=False) for g, n in zip(GROUPS, sizes, strict=True)}
+    truth = Weights(levels=("lib5",), response="d12", distance=True, vector=np.zeros(sum(sizes)),
+                    factors=np.zeros((sum(sizes), 2)))
+    for g, cells in used.items():
+        truth.vector[offsets[GROUPS.index(g)] + cells] = rng.normal(scale=0.5, size=len(cells))
+        truth.factors[offsets[GROUPS.index(g)] + cells] = rng.normal(scale=0.5, size=(len(cells), 2))
+
+    def sample(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        counts = np.full(n, 10)
+        index = np.stack([rng.choice(used[g], size=counts.sum()) for g in GROUPS], axis=1).astype(np.int16)
+        p = np.exp(truth.score(index)).reshape(n, -1)
+        return index, counts, np.array([rng.choice(10, p=row / row.sum()) for row in p])
+
+    def log_likelihood(weights: Weights, index: np.ndarray, counts: np.ndarray, played: np.ndarray) -> float:
+        return float(played_log_probabilities(weights.score(index), counts, played).mean())
+
+    index, counts, played = sample(20000)
+    linear = fit_weights(index, counts, played, levels=("lib5",), response="d12")
+    lines: list[str] = []
+    paired = fit_weights(index, counts, played, levels=("lib5",), response="d12", factors=2, progress=lines.append)
+    assert len(lines) == paired.fitted["iterations"] // 25 + paired.fitted["factor_iterations"] // 25
+    assert lines[-1].startswith(f"weights and 2 factors: iteration {paired.fitted['factor_iterations'] // 25 * 25}, ")
+    assert linear.factors.shape == (sum(sizes), 0) and paired.factors.shape == (sum(sizes), 2)
+    assert paired.fitted["factors"] == 2 and paired.fitted["factor_loss"] < paired.fitted["loss"]
+    unused = np.ones(sum(sizes), dtype=np.bool_)
+    for g, cells in used.items():
+        unused[offsets[GROUPS.index(g)] + cells] = False
+    assert not paired.factors[unused].any()  # weights no candidate selects keep zero factors
+    held_out = sample(5000)
+    best = log_likelihood(truth, *held_out)
+    assert best - log_likelihood(paired, *held_out) < 0.02 < best - log_likelihood(linear, *held_out)
+
+
 def test_weights_round_trip_through_json(tmp_path):
+    rng = np.random.default_rng(1)
     weights = Weights(levels=("dia21", "lib5"), response="d12", distance=True,
-                      vector=np.random.default_rng(1).normal(size=sum(group_sizes(2))), fitted={"positions": 9})
+                      vector=rng.normal(size=sum(group_sizes(2))), fitted={"positions": 9})
     path = tmp_path / "w.json"
     path.write_text(weights.to_json())
     again = load_weights(path)
     assert (again.levels, again.response, again.distance) == (("dia21", "lib5"), "d12", True)
     assert again.fitted == {"positions": 9}
-    assert np.allclose(again.vector, weights.vector, atol=1e-6)
+    assert np.allclose(again.vector, weights.vector, atol=1e-6) and again.factors.shape == (len(weights.vector), 0)
     assert len(path.read_text().splitlines()) == 2 + len(GROUPS) + 1  # model, "weights": {, one line per group, }}
+    paired = Weights(levels=weights.levels, response="d12", distance=True, vector=weights.vector,
+                     factors=rng.normal(size=(len(weights.vector), 3)))
+    path.write_text(paired.to_json())
+    again = load_weights(path)
+    assert np.allclose(again.factors, paired.factors, atol=1e-6)
+    assert np.allclose(again.vector, weights.vector, atol=1e-6)
+    assert len(path.read_text().splitlines()) == 2 * len(GROUPS) + 5  # and "factors": {, one line per group
+    path.write_text(path.read_text().replace("[", "[0, ", 1 + len(GROUPS) + 1))  # a ragged factor group
+    with pytest.raises(ValueError, match="not a weights file"):
+        load_weights(path)
+    with pytest.raises(ValueError, match=r"factors of shape \(3, 2\) do not fit"):
+        Weights(levels=weights.levels, response="d12", distance=True, vector=weights.vector, factors=np.ones((3, 2)))
 
 
 def test_the_shipped_weights_load():
