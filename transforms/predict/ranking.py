@@ -304,13 +304,13 @@ def _loss_part(vector: np.ndarray, factors: np.ndarray, index: np.ndarray, offse
     return loss
 
 
-def _loss(x: np.ndarray, index: np.ndarray, offsets: np.ndarray, counts: np.ndarray, played: np.ndarray,
-          l2: tuple[float, float], rank: int, threads: int) -> tuple[float, np.ndarray]:
+def _loss(x: np.ndarray, index: np.ndarray, offsets: np.ndarray, counts: np.ndarray, starts: np.ndarray,
+          played: np.ndarray, l2: tuple[float, float], rank: int, threads: int) -> tuple[float, np.ndarray]:
     """Mean negative log-likelihood of the played moves (softmax over each position), L2 added, and its gradient;
-    ``x`` holds the weights, then ``rank`` factors per weight. Parts of the positions run on ``threads`` threads."""
+    ``x`` holds the weights, then ``rank`` factors per weight; ``starts`` each position's first row. Parts of the
+    positions run on ``threads`` threads."""
     n = len(x) // (1 + rank)
     vector, factors = x[:n], x[n:].reshape(n, rank)
-    starts = np.cumsum(counts) - counts
     bounds = [len(counts) * t // threads for t in range(threads + 1)]
     gradients = np.zeros((threads, n))
     factor_gradients = np.zeros((threads, n, rank))
@@ -352,8 +352,9 @@ def fit_weights(index: np.ndarray, counts: np.ndarray, played: np.ndarray, *, le
     if factors < 0:
         raise ValueError(f"factors must be at least 0, got {factors}")
     columns = [c for c, g in enumerate(column_groups(len(levels))) if distance or g not in DISTANCE_GROUPS]
+    counts = np.asarray(counts, dtype=np.int64)
     args = (index if len(columns) == index.shape[1] else np.ascontiguousarray(index[:, columns]),
-            column_offsets(len(levels))[columns], np.asarray(counts, dtype=np.int64),
+            column_offsets(len(levels))[columns], counts, np.cumsum(counts) - counts,
             np.asarray(played, dtype=np.int64))
     n = sum(group_sizes(len(levels)))
     result = minimize(_loss, np.zeros(n), jac=True, method="L-BFGS-B", args=(*args, (l2, factor_l2), 0, threads),
