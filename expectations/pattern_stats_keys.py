@@ -3,6 +3,7 @@ key of the complete counts merged by colour swap."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -97,6 +98,10 @@ def complete_count_invariants(con: duckdb.DuckDBPyConnection, source: str) -> li
     present = dict(con.execute("SELECT family, count(*) FROM query_table(?) GROUP BY family", [source]).fetchall())
     for family in sorted(present.keys() & FAMILIES.keys()):
         group16 = FAMILIES[family].group(16)
+        merged = _sorted_merge_differences(con, source, family, group16)
+        if merged is not None:  # keys strictly increasing in both symmetries: unique, no scratch tables needed
+            tallies["symmetry16_is_symmetry8_merged_by_colour_swap"].add(*merged)
+            continue
         parts = 1 << max(0, math.ceil(math.log2(present[family] / MERGE_PARTITION_ROWS)))
         tables = [f"{MERGE_TABLE}_{part}" for part in range(parts)]
         try:
@@ -123,6 +128,140 @@ def complete_count_invariants(con: duckdb.DuckDBPyConnection, source: str) -> li
             for table in tables:
                 con.execute(f"DROP TABLE IF EXISTS {table}")
     return [tally.invariant() for tally in tallies.values()]
+
+
+def _sorted_merge_differences(
+    con: duckdb.DuckDBPyConnection, source: str, family: str, group16: Group
+) -> tuple[int, list[str]] | None:
+    """The 16 = merged 8 check of one family's complete counts, as :func:`_merge_differences` counts it, by merging
+    sorted streams; None as soon as a symmetry's keys are not strictly increasing (as the build writes them).
+
+    An 8-row merges into its 16-canonical key: the row's own key (a 16-canonical key is 8-canonical) or, for
+    about half the rows, the smaller key of its colour swap. A first pass over the 8-rows keeps those swapped
+    rows, sorted by the key they merge into; a second pass merges the other 8-rows, the swapped ones and the
+    16-rows, all in key order, range by range of the 16-rows.
+    """
+    order = _Order()
+    direct: list[npt.NDArray[np.bool_]] = []  # per 8-row in table order: it merges into its own key
+    swapped: list[tuple[npt.NDArray[np.int64], ...]] = []
+    query = "expectations__pattern_counts_key_batches"
+    with ThreadPoolExecutor(max_workers=CHECKERS) as pool:  # batches are canonicalised while others are read
+        pending: deque[Future[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], Batch]]] = deque()
+
+        def take() -> bool:
+            keys, merge_keys, batch = pending.popleft().result()
+            order.add(8, keys)
+            own = merge_keys == keys
+            direct.append(own)
+            swapped.append((merge_keys[~own], batch["occurrence"][~own], batch["chosen"][~own]))
+            return order.increasing
+
+        for batch in _batches(con, source, family, 8, query):
+            pending.append(pool.submit(_merge_keys, group16, batch))
+            if len(pending) > CHECKERS and not take():
+                return None
+        while pending:
+            if not take():
+                return None
+    rank = np.argsort(np.concatenate([k for k, _, _ in swapped]), kind="stable") if swapped else np.zeros(0, np.int64)
+    spare = [np.concatenate([part[i] for part in swapped])[rank] if swapped else np.zeros(0, np.int64)
+             for i in range(3)]
+    swapped.clear()
+    own = np.concatenate(direct) if direct else np.zeros(0, dtype=np.bool_)
+    eights = _direct_rows(_batches(con, source, family, 8, query), own)
+    none = np.zeros(0, dtype=np.int64)
+    differences, examples = 0, list[str]()
+    sixteen = _Order()
+    pending_rows: list[tuple[npt.NDArray[np.int64], ...]] = []
+    used = 0
+    batches16: Iterator[Batch | None] = itertools.chain(_batches(con, source, family, 16, query), [None])
+    for block in batches16:  # None: the 8-rows above the last 16-row
+        if block is not None:
+            sixteen.add(16, block["key"])
+            if not sixteen.increasing:
+                return None
+        top = None if block is None else int(block["key"][-1])  # a block is never empty
+        rows, pending_rows = _rows_up_to(eights, pending_rows, top)
+        stop = len(spare[0]) if top is None else int(np.searchsorted(spare[0], top, side="right"))
+        rows.append(tuple(column[used:stop] for column in spare))
+        used = stop
+        rows16 = (none, none, none) if block is None else (block["key"], block["occurrence"], block["chosen"])
+        count, shown = _compare(family, _summed(rows), rows16)
+        differences += count
+        examples += shown[:SAMPLES - len(examples)]
+    return differences, examples
+
+
+def _merge_keys(group16: Group, batch: Batch) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], Batch]:
+    """A batch of 8-rows' keys, the 16-canonical keys they merge into, and the batch."""
+    return batch["key"], group16.canonicalize(batch["key"])[0], batch
+
+
+def _direct_rows(
+    batches: Iterator[Batch], direct: npt.NDArray[np.bool_]
+) -> Iterator[tuple[npt.NDArray[np.int64], ...]]:
+    """Key and counts of the 8-rows of ``batches`` that merge into their own key (``direct``, per row in table
+    order)."""
+    first = 0
+    for batch in batches:
+        own = direct[first:first + len(batch["key"])]
+        first += len(own)
+        yield batch["key"][own], batch["occurrence"][own], batch["chosen"][own]
+
+
+def _rows_up_to(
+    rows: Iterator[tuple[npt.NDArray[np.int64], ...]], held: list[tuple[npt.NDArray[np.int64], ...]], top: int | None
+) -> tuple[list[tuple[npt.NDArray[np.int64], ...]], list[tuple[npt.NDArray[np.int64], ...]]]:
+    """The rows (sorted by key) of ``held`` then ``rows`` with keys up to ``top`` (None: all), and those held back."""
+    taken = []
+    while True:
+        while held:
+            keys = held[0][0]
+            cut = len(keys) if top is None else int(np.searchsorted(keys, top, side="right"))
+            taken.append(tuple(column[:cut] for column in held[0]))
+            if cut < len(keys):
+                return taken, [tuple(column[cut:] for column in held[0]), *held[1:]]
+            held = held[1:]
+        batch = next(rows, None)
+        if batch is None:
+            return taken, []
+        held = [batch]
+
+
+def _summed(rows: list[tuple[npt.NDArray[np.int64], ...]]) -> tuple[npt.NDArray[np.int64], ...]:
+    """Key and summed counts of each distinct key of sorted parts ``rows``."""
+    keys, occurrence, chosen = (np.concatenate([part[i] for part in rows]) for i in range(3))
+    order = np.argsort(keys, kind="stable")
+    keys, occurrence, chosen = keys[order], occurrence[order], chosen[order]
+    starts = np.flatnonzero(np.diff(keys, prepend=np.int64(-1)) != 0) if len(keys) else np.zeros(0, np.int64)
+    return (keys[starts], *(np.add.reduceat(counts, starts) if len(keys) else counts for counts in (occurrence,
+                                                                                                   chosen)))
+
+
+def _compare(
+    family: str, eight: tuple[npt.NDArray[np.int64], ...], sixteen: tuple[npt.NDArray[np.int64], ...]
+) -> tuple[int, list[str]]:
+    """Keys whose merged 8 counts (``eight``: sorted distinct keys and counts) differ from the 16-rows (sorted), and
+    examples, smallest keys first."""
+    at = np.searchsorted(sixteen[0], eight[0])
+    found = at < len(sixteen[0])
+    found[found] = sixteen[0][at[found]] == eight[0][found]
+    same = found.copy()
+    same[found] = (sixteen[1][at[found]] == eight[1][found]) & (sixteen[2][at[found]] == eight[2][found])
+    paired = np.zeros(len(sixteen[0]), dtype=np.bool_)
+    paired[at[found]] = True
+    wrong, alone = np.flatnonzero(~same), np.flatnonzero(~paired)  # 8-keys absent or different; 16-keys alone
+    n_digits = FAMILIES[family].layout.n_digits
+
+    def counts(side: tuple[npt.NDArray[np.int64], ...], row: int | None) -> str:
+        return "absent" if row is None else f"occurrence {side[1][row]}, chosen {side[2][row]}"
+
+    shown = sorted([(int(eight[0][i]), int(i), int(at[i]) if found[i] else None) for i in wrong[:SAMPLES]]
+                   + [(int(sixteen[0][j]), None, int(j)) for j in alone[:SAMPLES]], key=lambda example: example[0])
+    return len(wrong) + len(alone), [
+        f"{family} {key_string(key, n_digits)}: merged 8 {counts(eight, i)}; 16 {counts(sixteen, j)}"
+        for key, i, j in shown[:SAMPLES]
+    ]
 
 
 def _tallies(*names: str) -> dict[str, _Tally]:
