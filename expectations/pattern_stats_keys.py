@@ -88,11 +88,12 @@ def key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invarian
 def complete_count_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invariant]:
     """Uniqueness of the int keys of complete counts `source` (the build state) and the 16 = merged 8 check.
 
-    Family by family, the keys of the 8 and 16 symmetries go to scratch tables (their own key, and
-    the 16-canonical key they merge into), split by merge key into parts of about
-    MERGE_PARTITION_ROWS rows, where DuckDB sums the merge one part at a time (a part's hash tables
-    fit in memory; a key's 8 and 16 rows and any copies of a row all land in the same part). The
-    check needs every key: a key below its threshold can be part of a 16-key above it.
+    Family by family: keys in strictly increasing order in each symmetry, as the build writes them, are unique,
+    and the merge check walks them in order (:func:`_sorted_merge_differences`). Otherwise the keys of the 8
+    and 16 symmetries go to scratch tables (their own key, and the 16-canonical key they merge into), split
+    by merge key into parts of about MERGE_PARTITION_ROWS rows, where DuckDB sums the merge one part at a
+    time (a part's hash tables fit in memory; a key's 8 and 16 rows and any copies of a row all land in the
+    same part). The check needs every key: a key below its threshold can be part of a 16-key above it.
     """
     tallies = _tallies("complete_counts_key_unique", "symmetry16_is_symmetry8_merged_by_colour_swap")
     present = dict(con.execute("SELECT family, count(*) FROM query_table(?) GROUP BY family", [source]).fetchall())
@@ -164,12 +165,12 @@ def _sorted_merge_differences(
             if not take():
                 return None
     rank = np.argsort(np.concatenate([k for k, _, _ in swapped]), kind="stable") if swapped else np.zeros(0, np.int64)
-    spare = [np.concatenate([part[i] for part in swapped])[rank] if swapped else np.zeros(0, np.int64)
-             for i in range(3)]
+    swaps = [np.concatenate([part[i] for part in swapped])[rank] if swapped else np.zeros(0, np.int64)
+             for i in range(3)]  # the swapped rows: key merged into, counts; sorted by that key
     swapped.clear()
     own = np.concatenate(direct) if direct else np.zeros(0, dtype=np.bool_)
     eights = _direct_rows(_batches(con, source, family, 8, query), own)
-    none = np.zeros(0, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
     differences, examples = 0, list[str]()
     sixteen = _Order()
     pending_rows: list[tuple[npt.NDArray[np.int64], ...]] = []
@@ -182,10 +183,10 @@ def _sorted_merge_differences(
                 return None
         top = None if block is None else int(block["key"][-1])  # a block is never empty
         rows, pending_rows = _rows_up_to(eights, pending_rows, top)
-        stop = len(spare[0]) if top is None else int(np.searchsorted(spare[0], top, side="right"))
-        rows.append(tuple(column[used:stop] for column in spare))
+        stop = len(swaps[0]) if top is None else int(np.searchsorted(swaps[0], top, side="right"))
+        rows.append(tuple(column[used:stop] for column in swaps))
         used = stop
-        rows16 = (none, none, none) if block is None else (block["key"], block["occurrence"], block["chosen"])
+        rows16 = (empty, empty, empty) if block is None else (block["key"], block["occurrence"], block["chosen"])
         count, shown = _compare(family, _summed(rows), rows16)
         differences += count
         examples += shown[:SAMPLES - len(examples)]
@@ -231,11 +232,12 @@ def _rows_up_to(
 def _summed(rows: list[tuple[npt.NDArray[np.int64], ...]]) -> tuple[npt.NDArray[np.int64], ...]:
     """Key and summed counts of each distinct key of sorted parts ``rows``."""
     keys, occurrence, chosen = (np.concatenate([part[i] for part in rows]) for i in range(3))
-    order = np.argsort(keys, kind="stable")
+    if not len(keys):
+        return keys, occurrence, chosen
+    order = np.argsort(keys, kind="stable")  # a merge of the sorted parts
     keys, occurrence, chosen = keys[order], occurrence[order], chosen[order]
-    starts = np.flatnonzero(np.diff(keys, prepend=np.int64(-1)) != 0) if len(keys) else np.zeros(0, np.int64)
-    return (keys[starts], *(np.add.reduceat(counts, starts) if len(keys) else counts for counts in (occurrence,
-                                                                                                   chosen)))
+    starts = np.flatnonzero(np.diff(keys, prepend=keys[0] - 1))
+    return keys[starts], np.add.reduceat(occurrence, starts), np.add.reduceat(chosen, starts)
 
 
 def _compare(
