@@ -253,17 +253,24 @@ def _compare(
     paired = np.zeros(len(sixteen[0]), dtype=np.bool_)
     paired[at[found]] = True
     wrong, alone = np.flatnonzero(~same), np.flatnonzero(~paired)  # 8-keys absent or different; 16-keys alone
-    n_digits = FAMILIES[family].layout.n_digits
 
-    def counts(side: tuple[npt.NDArray[np.int64], ...], row: int | None) -> str:
-        return "absent" if row is None else f"occurrence {side[1][row]}, chosen {side[2][row]}"
+    def counts(side: tuple[npt.NDArray[np.int64], ...], row: int | None) -> tuple[int, int] | None:
+        return None if row is None else (int(side[1][row]), int(side[2][row]))
 
     shown = sorted([(int(eight[0][i]), int(i), int(at[i]) if found[i] else None) for i in wrong[:SAMPLES]]
                    + [(int(sixteen[0][j]), None, int(j)) for j in alone[:SAMPLES]], key=lambda example: example[0])
-    return len(wrong) + len(alone), [
-        f"{family} {key_string(key, n_digits)}: merged 8 {counts(eight, i)}; 16 {counts(sixteen, j)}"
-        for key, i, j in shown[:SAMPLES]
-    ]
+    return len(wrong) + len(alone), [_merge_example(family, key, counts(eight, i), counts(sixteen, j))
+                                     for key, i, j in shown[:SAMPLES]]
+
+
+def _merge_example(family: str, key: int, eight: tuple[int, int] | None, sixteen: tuple[int, int] | None) -> str:
+    """One example of the merge check: a 16-canonical key, its merged 8 and its 16 (occurrence, chosen), None
+    for no row."""
+
+    def text(counts: tuple[int, int] | None) -> str:
+        return "absent" if counts is None else f"occurrence {counts[0]}, chosen {counts[1]}"
+
+    return f"{family} {key_string(key, FAMILIES[family].layout.n_digits)}: merged 8 {text(eight)}; 16 {text(sixteen)}"
 
 
 def _tallies(*names: str) -> dict[str, _Tally]:
@@ -441,14 +448,7 @@ def _merge_differences(con: duckdb.DuckDBPyConnection, family: str, table: str) 
     rows = con.sql(
         sql_text("expectations__pattern_stats_merge_differences"), params={"scratch": table, "samples": SAMPLES}
     ).fetchall()
-    n_digits = FAMILIES[family].layout.n_digits
-
-    def counts(occurrence: int | None, chosen: int | None) -> str:
-        return "absent" if occurrence is None else f"occurrence {occurrence}, chosen {chosen}"
-
-    examples = [
-        f"{family} {key_string(key, n_digits)}: merged 8 {counts(o8, c8)}; 16 {counts(o16, c16)}"
-        for _, key, o8, c8, o16, c16 in rows
-    ]
+    examples = [_merge_example(family, key, None if o8 is None else (o8, c8), None if o16 is None else (o16, c16))
+                for _, key, o8, c8, o16, c16 in rows]
     return (rows[0][0] if rows else 0), examples
 
