@@ -5,12 +5,14 @@ on the rows only."""
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from itertools import chain
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -39,8 +41,9 @@ def pattern_counts_writer(
     order) of each part (family, symmetry), in order.
 
     pattern_stats keeps the keys seen at least `min_occurrence[family]` times (docs/releases.md#pattern_tail). Each
-    range is written on a thread (_write_part) while the caller sums or merges the next one, in row groups that do
-    not depend on the ranges (_RowGroups).
+    file is written on its own thread (_write_part) while the caller sums or merges the next range, in row groups
+    that do not depend on the ranges (_RowGroups): the Parquet writer releases the GIL while it encodes and
+    compresses, so the two files are written on both cores.
     """
     with contextlib.ExitStack() as files:
         state_writer = files.enter_context(pq.ParquetWriter(state, PATTERN_COUNTS_SCHEMA, compression="zstd"))
@@ -48,19 +51,20 @@ def pattern_counts_writer(
             files.enter_context(pq.ParquetWriter(published, PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET))
             if published is not None else None
         )
-        background = files.enter_context(ThreadPoolExecutor(max_workers=1))
         sinks = [_Sink(state_writer, None)] + ([_Sink(stats_writer, min_occurrence)] if stats_writer else [])
-        written: Future[None] | None = None
+        threads = [files.enter_context(ThreadPoolExecutor(max_workers=1)) for _ in sinks]
+        written: list[Future[None]] = []
 
         def write(part: tuple[str, int], counts: pa.Table) -> None:
-            nonlocal written
-            if written is not None:
-                written.result()
-            written = background.submit(_write_part, sinks, part, counts)
+            for done in written:  # each file holds at most one range besides the one being summed
+                done.result()
+            counts = counts.select(PATTERN_COUNTS_SCHEMA.names).cast(PATTERN_COUNTS_SCHEMA).combine_chunks()
+            written[:] = [thread.submit(_write_part, sink, part, counts)
+                          for thread, sink in zip(threads, sinks, strict=True)]
 
         yield write
-        if written is not None:
-            written.result()
+        for done in written:
+            done.result()
         for sink in sinks:
             for rows in sink.groups.rest():
                 sink.writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
@@ -93,30 +97,28 @@ class _Sink:
     groups: _RowGroups = field(default_factory=lambda: _RowGroups())
 
 
-def _write_part(sinks: list[_Sink], part: tuple[str, int], counts: pa.Table) -> None:
-    """Write one summed range of `part` (family, symmetry) to each sink, in full row groups: the counts as they are
+def _write_part(sink: _Sink, part: tuple[str, int], counts: pa.Table) -> None:
+    """Write one summed range of `part` (family, symmetry) to `sink`, in full row groups: the counts as they are
     to the state, and to pattern_stats the rows kept by the family's threshold, described.
 
     The key becomes its digit string and `chosen_rate`, `stones` and `diagram` are added, in Arrow:
-    passing the strings through DuckDB cost more than drawing them. Runs on a thread while the build
-    sums or merges the next range.
+    passing the strings through DuckDB cost more than drawing them. Runs on the sink's thread while the
+    build sums or merges the next range.
     """
-    counts = counts.select(PATTERN_COUNTS_SCHEMA.names).cast(PATTERN_COUNTS_SCHEMA).combine_chunks()
-    for sink in sinks:
-        if sink.min_occurrence is None:
-            rows = counts
-        else:
-            kept = counts.filter(pc.greater_equal(counts["occurrence"], sink.min_occurrence[part[0]]))
-            described = describe_keys(part[0], kept["key"].to_numpy())
-            occurrence, chosen = kept["occurrence"].to_numpy(), kept["chosen"].to_numpy()
-            columns = {name: kept[name] for name in kept.column_names} | {
-                "key": described["key_text"], "chosen_rate": pa.array(chosen / occurrence, type=pa.float64()),
-                "stones": described["stones"], "diagram": described["diagram"]}
-            # one chunk a column: only the row groups that span two ranges are copied
-            rows = pa.table([columns[name] for name in PATTERN_STATS_SCHEMA.names],
-                            names=PATTERN_STATS_SCHEMA.names).cast(PATTERN_STATS_SCHEMA).combine_chunks()
-        for group in sink.groups.add(part, rows):
-            sink.writer.write_table(group, row_group_size=ROW_GROUP_ROWS)
+    if sink.min_occurrence is None:
+        rows = counts
+    else:
+        kept = counts.filter(pc.greater_equal(counts["occurrence"], sink.min_occurrence[part[0]]))
+        described = describe_keys(part[0], kept["key"].to_numpy())
+        occurrence, chosen = kept["occurrence"].to_numpy(), kept["chosen"].to_numpy()
+        columns = {name: kept[name] for name in kept.column_names} | {
+            "key": described["key_text"], "chosen_rate": pa.array(chosen / occurrence, type=pa.float64()),
+            "stones": described["stones"], "diagram": described["diagram"]}
+        # one chunk a column: only the row groups that span two ranges are copied
+        rows = pa.table([columns[name] for name in PATTERN_STATS_SCHEMA.names],
+                        names=PATTERN_STATS_SCHEMA.names).cast(PATTERN_STATS_SCHEMA).combine_chunks()
+    for group in sink.groups.add(part, rows):
+        sink.writer.write_table(group, row_group_size=ROW_GROUP_ROWS)
 
 
 def merge_pattern_counts(
@@ -152,18 +154,63 @@ def merge_pattern_counts(
                 advance(f"{part[0]} {part[1]}")
 
 
-def _row_group_parts(file: pq.ParquetFile, path: Path) -> dict[tuple[str, int], list[int]]:
-    """The row groups of each (family, symmetry) of a pattern_stats file, in file order (from their statistics)."""
-    columns = [file.schema_arrow.get_field_index(name) for name in ("family", "symmetry")]
-    parts: dict[tuple[str, int], list[int]] = {}
+def merge_move_patterns(previous: Path, new: Iterable[Path], family: str) -> Iterator[pa.Table]:
+    """The move_patterns rows of `family` of an incremental build, in table order (game_id, move_number): the rows
+    of the previous release's file `previous` merged with the new games' event shards `new`.
+
+    Both are in that order already (a previous file's row groups hold one family each, as
+    write_move_patterns writes them; shards hold consecutive games), and a game's rows are all in one
+    of them, so whole games are interleaved by game_id (the order DuckDB gives the full build's shards)
+    a row group at a time, without a sort.
+    """
+    with pq.ParquetFile(previous) as file:
+        groups = _row_group_parts(file, previous, columns=("family",)).get((family,), [])
+        old = (file.read_row_group(index, columns=EVENTS_SCHEMA.names) for index in groups)
+        added = (pq.read_table(shard, columns=EVENTS_SCHEMA.names, filters=[("family", "=", family)]) for shard in new)
+        runs = heapq.merge(_game_runs(old, stream=0), _game_runs(added, stream=1), key=lambda run: run.game_id)
+        for _, same in itertools.groupby(runs, key=lambda run: run.source):  # consecutive runs of a table: one slice
+            first, *rest = same
+            yield first.table.slice(first.start, (rest or [first])[-1].end - first.start).cast(EVENTS_SCHEMA)
+
+
+class _GameRun(NamedTuple):
+    """The rows of one game in a table of move_patterns rows."""
+
+    game_id: str
+    source: tuple[int, int]  # (stream, table number in it)
+    table: pa.Table
+    start: int
+    end: int
+
+
+def _game_runs(tables: Iterable[pa.Table], *, stream: int) -> Iterator[_GameRun]:
+    """The runs of one game's rows in `tables` (rows in game_id order), in order."""
+    for number, table in enumerate(tables):
+        if table.num_rows == 0:
+            continue
+        ids = table["game_id"]
+        changes = pc.indices_nonzero(pc.not_equal(ids[1:], ids[:-1])).to_numpy().astype(np.int64)
+        starts = np.concatenate(([0], changes + 1))
+        ends = np.append(starts[1:], table.num_rows)
+        for game_id, start, end in zip(ids.take(starts).to_pylist(), starts.tolist(), ends.tolist(), strict=True):
+            yield _GameRun(game_id, (stream, number), table, start, end)
+
+
+def _row_group_parts(
+    file: pq.ParquetFile, path: Path, *, columns: tuple[str, ...] = ("family", "symmetry")
+) -> dict[tuple[Any, ...], list[int]]:
+    """The row groups of each part of a file (its values of `columns`: pattern counts by family and symmetry,
+    move_patterns by family), in file order, from their statistics."""
+    indices = [file.schema_arrow.get_field_index(name) for name in columns]
+    parts: dict[tuple[Any, ...], list[int]] = {}
     for index in range(file.metadata.num_row_groups):
         group = file.metadata.row_group(index)
         if group.num_rows == 0:
             continue
-        stats = [group.column(column).statistics for column in columns]
+        stats = [group.column(column).statistics for column in indices]
         if any(s is None or not s.has_min_max or s.min != s.max for s in stats):
-            raise ValueError(f"{path}: row group {index} is not of one family and symmetry")
-        parts.setdefault((stats[0].min, stats[1].min), []).append(index)
+            raise ValueError(f"{path}: row group {index} is not of one {' and '.join(columns)}")
+        parts.setdefault(tuple(s.min for s in stats), []).append(index)
     return parts
 
 
@@ -202,7 +249,7 @@ def _merge_part(
         base_chunk = (base_chunk[0].slice(b), base_chunk[1][b:]) if b < len(base_chunk[1]) else next(base_chunks, None)
         new_chunk = (new_chunk[0].slice(n), new_chunk[1][n:]) if n < len(new_chunk[1]) else next(new_chunks, None)
     for rest, chunks in ((base_chunk, base_chunks), (new_chunk, new_chunks)):
-        for table, _ in chain([rest] if rest is not None else [], chunks):
+        for table, _ in itertools.chain([rest] if rest is not None else [], chunks):
             yield table
 
 

@@ -16,7 +16,12 @@ import pyarrow.parquet as pq
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from gopat.effects.parquet import merge_pattern_counts, pattern_counts_writer, write_move_patterns
+from gopat.effects.parquet import (
+    merge_move_patterns,
+    merge_pattern_counts,
+    pattern_counts_writer,
+    write_move_patterns,
+)
 from gopat.effects.warehouse.lock import fault_point
 from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
@@ -26,7 +31,6 @@ from gopat.transforms.games.packed import GameMoves
 
 SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
 SAMPLE_SHARDS = 4  # shards whose keys give the parts' key ranges
-MERGE_BATCH_ROWS = 1_000_000  # move_patterns rows a merge step hands to the writer
 STATE_FILE = "pattern_counts.parquet"  # the build's complete counts in its stage (docs/releases.md#build-state)
 
 
@@ -133,8 +137,9 @@ def move_patterns_file(
 
     The shards hold consecutive games in game_id order, so a full build writes them family by
     family as they are, without a sort. An incremental build (`previous`: the release it extends)
-    merges each family's previous rows with the new games' in DuckDB (move_patterns.sql); the new
-    games' ids never occur in the previous release, so the result is the full build's table.
+    interleaves each family's previous rows with the new games' by game (effects/parquet.py
+    merge_move_patterns); the new games' ids never occur in the previous release, so the result is
+    the full build's table.
     """
     out = stage / "move_patterns.parquet"
     shards = sorted((stage / "events").glob("*.parquet"))  # extract_shards writes one at least
@@ -145,11 +150,9 @@ def move_patterns_file(
         )
     else:
         parts = (
-            (family, pa.Table.from_batches([batch]))
+            (family, rows)
             for family in sorted(families)
-            for batch in con.sql(sql_text("move_patterns"), params={
-                "previous": str(previous / "move_patterns.parquet"), "new": [str(s) for s in shards], "family": family,
-            }).to_arrow_reader(MERGE_BATCH_ROWS)
+            for rows in merge_move_patterns(previous / "move_patterns.parquet", shards, family)
         )
     view(con, "move_patterns", [write_move_patterns(out, parts)])
     return out

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from gopat.effects.warehouse.fetch import Fetched
+from gopat.effects.warehouse.fetch import Fetched, sha256_file
 from gopat.effects.warehouse.layout import Layout, created_now, read_manifest
 from gopat.transforms.patterns.families import min_occurrence as thresholds
 
@@ -153,8 +153,8 @@ def full_build_reason(
         "has another config": _but_thresholds(manifest.get("config")) != _but_thresholds(config),
         "was not built from the first of these sources": not 0 < len(built) <= len(given) or given[: len(built)] != built,
         f"has missing or resized files: {', '.join(damaged)}": bool(damaged),
-        f"has no build state of the same size as its manifest's ({layout.state_file(current)})": not _state_kept(
-            layout.state_file(current), manifest),
+        f"has no build state of the size and sha256 its manifest records ({layout.state_file(current)})": not (
+            _state_kept(layout.state_file(current), manifest)),
     }
     return next((reason for reason, holds in reasons.items() if holds), None)
 
@@ -165,8 +165,14 @@ def _but_thresholds(config: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def _state_kept(path: Path, manifest: Mapping[str, Any]) -> bool:
-    """Whether the build state of a release is at `path` with the size its manifest records."""
-    return path.is_file() and path.stat().st_size == manifest.get("state", {}).get("bytes")
+    """Whether the build state of a release is at `path` with the size and sha256 its manifest records.
+
+    The state is hashed, not only sized: an incremental build's suite checks the new games' counts
+    and the sums, not every previous count again (expectations/pattern_stats.py).
+    """
+    recorded = manifest.get("state", {})
+    return path.is_file() and path.stat().st_size == recorded.get("bytes") and sha256_file(path) == recorded.get(
+        "sha256")
 
 
 def incremental_base(

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import tarfile
+from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
 
@@ -344,14 +345,23 @@ def test_other_thresholds_are_published_from_the_build_state_as_a_full_build_wou
     assert all(result["success"] for result in manifest["expectations"].values())
 
 
+def _flip_last_byte(path: Path) -> None:
+    """Rewrite file `path` (a new file: it may be hard-linked) with its last byte changed, the size kept."""
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.unlink()
+    path.write_bytes(bytes(data))
+
+
 @pytest.mark.slow
 @pytest.mark.usefixtures("prefect_harness")
+@pytest.mark.parametrize("damage", [Path.unlink, _flip_last_byte], ids=["missing", "changed"])
 def test_release_without_its_build_state_is_extended_by_a_full_build(
-    tmp_path: Path, archives: tuple[Path, Path], full: Path
+    tmp_path: Path, archives: tuple[Path, Path], full: Path, damage: Callable[[Path], None]
 ) -> None:
     first = build(tmp_path, archives[0], options=MIN_OCCURRENCE)
     layout = Layout(tmp_path)
-    layout.state_file(first["version"]).unlink()
+    damage(layout.state_file(first["version"]))
     manifest = build(tmp_path, *archives, options=MIN_OCCURRENCE)
     assert manifest["incremental"] is None
     assert layout.state_file(manifest["version"]).read_bytes() == Layout(full).state_file(
