@@ -73,8 +73,7 @@ def test_shards_give_the_file_of_one_shard_sorted_in_row_groups_of_one_family(
 def test_previous_file_merged_with_new_games_is_the_full_file(
     events: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, previous: list[int], new: list[int]
 ) -> None:
-    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # row groups that the merge's batches cut across
-    monkeypatch.setattr(pattern_tasks, "MERGE_BATCH_ROWS", 500)
+    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # row groups that cut games: the merge reads them in turn
     whole = written(events, list(range(SHARDS)), tmp_path / "whole")
     release = tmp_path / "release"
     release.mkdir()
