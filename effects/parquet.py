@@ -160,8 +160,8 @@ def merge_move_patterns(previous: Path, new: Iterable[Path], family: str) -> Ite
 
     Both are in that order already (a previous file's row groups hold one family each, as
     write_move_patterns writes them; shards hold consecutive games), and a game's rows are all in one
-    of them, so whole games are interleaved by game_id (the order DuckDB gives the full build's shards)
-    a row group at a time, without a sort.
+    of them, so whole games are interleaved by game_id a row group at a time, without a sort. Python
+    orders strings as DuckDB orders the full build's games: by code point, the byte order of UTF-8.
     """
     with pq.ParquetFile(previous) as file:
         groups = _row_group_parts(file, previous, columns=("family",)).get((family,), [])
@@ -169,8 +169,8 @@ def merge_move_patterns(previous: Path, new: Iterable[Path], family: str) -> Ite
         added = (pq.read_table(shard, columns=EVENTS_SCHEMA.names, filters=[("family", "=", family)]) for shard in new)
         runs = heapq.merge(_game_runs(old, stream=0), _game_runs(added, stream=1), key=lambda run: run.game_id)
         for _, same in itertools.groupby(runs, key=lambda run: run.source):  # consecutive runs of a table: one slice
-            first, *rest = same
-            yield first.table.slice(first.start, (rest or [first])[-1].end - first.start).cast(EVENTS_SCHEMA)
+            games = list(same)
+            yield games[0].table.slice(games[0].start, games[-1].end - games[0].start).cast(EVENTS_SCHEMA)
 
 
 class _GameRun(NamedTuple):
