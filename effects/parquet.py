@@ -156,7 +156,8 @@ def merge_pattern_counts(
 
 def merge_move_patterns(previous: Path, new: Iterable[Path], family: str) -> Iterator[pa.Table]:
     """The move_patterns rows of `family` of an incremental build, in table order (game_id, move_number): the rows
-    of the previous release's file `previous` merged with the new games' event shards `new`.
+    of the previous release's file `previous` merged with the new games' event shards `new` (EVENTS_SCHEMA's
+    columns; write_move_patterns casts them).
 
     Both are in that order already (a previous file's row groups hold one family each, as
     write_move_patterns writes them; shards hold consecutive games), and a game's rows are all in one
@@ -170,7 +171,7 @@ def merge_move_patterns(previous: Path, new: Iterable[Path], family: str) -> Ite
         runs = heapq.merge(_game_runs(old, stream=0), _game_runs(added, stream=1), key=lambda run: run.game_id)
         for _, same in itertools.groupby(runs, key=lambda run: run.source):  # consecutive runs of a table: one slice
             games = list(same)
-            yield games[0].table.slice(games[0].start, games[-1].end - games[0].start).cast(EVENTS_SCHEMA)
+            yield games[0].table.slice(games[0].start, games[-1].end - games[0].start)
 
 
 class _GameRun(NamedTuple):
