@@ -1,13 +1,13 @@
 """The Parquet files of the complete pattern counts (the build state) and of pattern_stats, written range by range as
-the build sums them or merges the state with the new games' counts, and of move_patterns, in row groups that depend
-on the rows only."""
+the build sums them or merges the build state's runs, and of move_patterns, in row groups that depend on the rows
+only."""
 
 from __future__ import annotations
 
 import contextlib
 import heapq
 import itertools
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -32,26 +32,53 @@ PATTERN_STATS_PARQUET = {  # dictionaries only for the repetitive columns: keys 
 }
 
 
+@dataclass
+class Tail:
+    """Per family and symmetry, the keys pattern_stats leaves out and their summed counts, tallied as
+    pattern_counts_writer writes (docs/releases.md#pattern_tail)."""
+
+    counts: dict[tuple[str, int], tuple[int, int, int]] = field(default_factory=dict)
+
+    def add(self, part: tuple[str, int], rows: pa.Table) -> None:
+        """Add the counts of `rows` of `part` (family, symmetry), rows left out of pattern_stats."""
+        keys, occurrence, chosen = self.counts.get(part, (0, 0, 0))
+        self.counts[part] = (keys + rows.num_rows, occurrence + int(pc.sum(rows["occurrence"]).as_py() or 0),
+                             chosen + int(pc.sum(rows["chosen"]).as_py() or 0))
+
+    def table(self) -> pa.Table:
+        """The tallies as a table: family, symmetry, keys, occurrence, chosen."""
+        parts = sorted(self.counts)
+        return pa.table({
+            "family": pa.array([family for family, _ in parts], type=pa.string()),
+            "symmetry": pa.array([symmetry for _, symmetry in parts], type=pa.int32()),
+            **{name: pa.array([self.counts[part][i] for part in parts], type=pa.int64())
+               for i, name in enumerate(("keys", "occurrence", "chosen"))},
+        })
+
+
 @contextlib.contextmanager
 def pattern_counts_writer(
-    state: Path, *, published: Path | None, min_occurrence: Mapping[str, int]
+    state: Path | None, *, published: Path | None, min_occurrence: Mapping[str, int], tail: Tail | None = None
 ) -> Iterator[Callable[[tuple[str, int], pa.Table], None]]:
-    """Write the complete counts to Parquet file `state` and, if `published` is given, the rows of pattern_stats to
-    it: yield `write(part, counts)`, to be called with the summed counts (PATTERN_COUNTS_SCHEMA's columns, in key
+    """Write the complete counts to Parquet file `state` and the rows of pattern_stats to `published`, each if given:
+    yield `write(part, counts)`, to be called with the summed counts (PATTERN_COUNTS_SCHEMA's columns, in key
     order) of each part (family, symmetry), in order.
 
-    pattern_stats keeps the keys seen at least `min_occurrence[family]` times (docs/releases.md#pattern_tail). Each
-    file is written on its own thread (_write_part) while the caller sums or merges the next range, in row groups
-    that do not depend on the ranges (_RowGroups): the Parquet writer releases the GIL while it encodes and
-    compresses, so the two files are written on both cores.
+    pattern_stats keeps the keys seen at least `min_occurrence[family]` times; `tail` tallies the
+    others (docs/releases.md#pattern_tail). Each file is written on its own thread (_write_part)
+    while the caller sums or merges the next range, in row groups that do not depend on the ranges
+    (_RowGroups): the Parquet writer releases the GIL while it encodes and compresses, so the two
+    files are written on both cores.
     """
     with contextlib.ExitStack() as files:
-        state_writer = files.enter_context(pq.ParquetWriter(state, PATTERN_COUNTS_SCHEMA, compression="zstd"))
-        stats_writer = (
-            files.enter_context(pq.ParquetWriter(published, PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET))
-            if published is not None else None
-        )
-        sinks = [_Sink(state_writer, None)] + ([_Sink(stats_writer, min_occurrence)] if stats_writer else [])
+        sinks = []
+        if state is not None:
+            sinks.append(_Sink(files.enter_context(pq.ParquetWriter(state, PATTERN_COUNTS_SCHEMA, compression="zstd")),
+                               None, None))
+        if published is not None:
+            sinks.append(_Sink(files.enter_context(pq.ParquetWriter(published, PATTERN_STATS_SCHEMA,
+                                                                    **PATTERN_STATS_PARQUET)),
+                               min_occurrence, tail))
         threads = [files.enter_context(ThreadPoolExecutor(max_workers=1)) for _ in sinks]
         written: list[Future[None]] = []
 
@@ -90,10 +117,12 @@ def write_move_patterns(out: Path, parts: Iterable[tuple[str, pa.Table]]) -> Pat
 
 @dataclass(frozen=True, slots=True)
 class _Sink:
-    """One file the counts go to: the complete state (`min_occurrence` None) or pattern_stats, with its row groups."""
+    """One file the counts go to: the complete state (`min_occurrence` None) or pattern_stats (and the tally of the
+    rows it leaves out, if any), with its row groups."""
 
     writer: pq.ParquetWriter
     min_occurrence: Mapping[str, int] | None
+    tail: Tail | None
     groups: _RowGroups = field(default_factory=lambda: _RowGroups())
 
 
@@ -108,7 +137,10 @@ def _write_part(sink: _Sink, part: tuple[str, int], counts: pa.Table) -> None:
     if sink.min_occurrence is None:
         rows = counts
     else:
-        kept = counts.filter(pc.greater_equal(counts["occurrence"], sink.min_occurrence[part[0]]))
+        keep = pc.greater_equal(counts["occurrence"], sink.min_occurrence[part[0]])
+        kept = counts.filter(keep)
+        if sink.tail is not None and kept.num_rows < counts.num_rows:
+            sink.tail.add(part, counts.filter(pc.invert(keep)))
         described = describe_keys(part[0], kept["key"].to_numpy())
         occurrence, chosen = kept["occurrence"].to_numpy(), kept["chosen"].to_numpy()
         columns = {name: kept[name] for name in kept.column_names} | {
@@ -122,34 +154,29 @@ def _write_part(sink: _Sink, part: tuple[str, int], counts: pa.Table) -> None:
 
 
 def merge_pattern_counts(
-    previous: Path,
-    new: Path,
+    runs: Sequence[Path],
     write: Callable[[tuple[str, int], pa.Table], None],
     *,
     progress: Callable[[int], AbstractContextManager[Callable[[str], None]]],
 ) -> None:
-    """Hand the complete counts of an incremental build, the previous state plus the new games' counts, to `write`
-    (pattern_counts_writer's), part by part in key order.
+    """Hand the complete counts of an incremental build, the sum of the state's `runs` (the previous runs, base
+    first, and the new games' counts), to `write` (pattern_counts_writer's), part by part in key order.
 
-    Both files are pattern counts sorted by family, symmetry and key, in row groups of one family and symmetry (as
-    pattern_counts_writer writes them). They are merged in one pass, a row group at a time
-    (transforms/patterns/canonical.py merge_counts), so memory holds a few row groups whatever the corpus size;
-    row groups are read on a thread while the main thread merges. `progress(steps)` gives the context of
-    `advance(note)`, called once a part.
+    Each run is pattern counts sorted by family, symmetry and key, in row groups of one family and symmetry (as
+    pattern_counts_writer writes them). They are merged in one pass, a row group at a time (_merge_runs), so
+    memory holds a few row groups a run whatever the corpus size; row groups are read on a thread while the
+    main thread merges. `progress(steps)` gives the context of `advance(note)`, called once a part.
     """
-    with (
-        pq.ParquetFile(previous) as base_file,
-        pq.ParquetFile(new) as new_file,
-        ThreadPoolExecutor(max_workers=1) as reader,
-    ):
-        base_parts, new_parts = _row_group_parts(base_file, previous), _row_group_parts(new_file, new)
-        parts = sorted(base_parts.keys() | new_parts.keys())
+    with contextlib.ExitStack() as stack:
+        files = [stack.enter_context(pq.ParquetFile(path)) for path in runs]
+        reader = stack.enter_context(ThreadPoolExecutor(max_workers=1))
+        groups = [_row_group_parts(file, path) for file, path in zip(files, runs, strict=True)]
+        parts = sorted(set().union(*groups))
         with progress(len(parts)) as advance:
             for part in parts:
-                for chunk in _merge_part(*(
-                    _read_ahead(file, row_groups.get(part, []), reader=reader)
-                    for file, row_groups in ((base_file, base_parts), (new_file, new_parts))
-                )):
+                streams = [_read_ahead(file, by_part.get(part, []), reader=reader)
+                           for file, by_part in zip(files, groups, strict=True)]
+                for chunk in _merge_runs(streams):
                     write(part, chunk)
                 advance(f"{part[0]} {part[1]}")
 
@@ -234,24 +261,39 @@ def _read_ahead(
     yield pending.result()
 
 
-def _merge_part(
-    base_chunks: Iterator[tuple[pa.Table, np.ndarray]], new_chunks: Iterator[tuple[pa.Table, np.ndarray]]
-) -> Iterator[pa.Table]:
-    """Counts of one family and symmetry, previous plus new, in key order: a two-way merge of keyed row groups.
+def _merge_runs(runs: list[Iterator[tuple[pa.Table, np.ndarray]]]) -> Iterator[pa.Table]:
+    """Counts of one family and symmetry summed over keyed row groups of several runs, in key order: a k-way merge.
 
-    Each step merges the two current row groups up to the smaller of their last keys, which uses
-    up at least one of them.
+    Each step takes every run's rows up to the smallest last key of their current row groups, which
+    uses up at least one of them, and sums them with merge_counts: the later runs' rows (delta runs,
+    small) first, then into the first run's (the base, the largest), so a step copies the base's rows
+    once however many runs there are; once one run is left, its row groups pass as they are.
     """
-    base_chunk, new_chunk = next(base_chunks, None), next(new_chunks, None)
-    while base_chunk is not None and new_chunk is not None:
-        bound = min(base_chunk[1][-1], new_chunk[1][-1])
-        b, n = (int(np.searchsorted(keys, bound, side="right")) for _, keys in (base_chunk, new_chunk))
-        yield merge_counts(base_chunk[0].slice(0, b), base_chunk[1][:b], new_chunk[0].slice(0, n), new_chunk[1][:n])
-        base_chunk = (base_chunk[0].slice(b), base_chunk[1][b:]) if b < len(base_chunk[1]) else next(base_chunks, None)
-        new_chunk = (new_chunk[0].slice(n), new_chunk[1][n:]) if n < len(new_chunk[1]) else next(new_chunks, None)
-    for rest, chunks in ((base_chunk, base_chunks), (new_chunk, new_chunks)):
-        for table, _ in itertools.chain([rest] if rest is not None else [], chunks):
-            yield table
+    current = {i: chunk for i, run in enumerate(runs) if (chunk := next(run, None)) is not None}
+    while len(current) > 1:
+        bound = min(keys[-1] for _, keys in current.values())
+        pieces: list[tuple[pa.Table, np.ndarray]] = []
+        for i, (table, keys) in list(current.items()):
+            n = int(np.searchsorted(keys, bound, side="right"))
+            if n:
+                pieces.append((table.slice(0, n), keys[:n]))
+            if n < len(keys):
+                current[i] = (table.slice(n), keys[n:])
+            elif (following := next(runs[i], None)) is not None:
+                current[i] = following
+            else:
+                del current[i]
+        (first, first_keys), *later = pieces
+        if later:  # the later runs' rows summed first (delta runs: few), then into the first run's (the base)
+            added, added_keys = later[0]
+            for table, keys in later[1:]:
+                added = merge_counts(added, added_keys, table, keys)
+                added_keys = added["key"].to_numpy()
+            first = merge_counts(first, first_keys, added, added_keys)
+        yield first
+    for i, (table, _) in current.items():
+        yield table
+        yield from (rest for rest, _ in runs[i])
 
 
 class _RowGroups:

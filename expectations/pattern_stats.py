@@ -24,8 +24,9 @@ from gopat.transforms.patterns.families import FAMILIES
 
 TABLE = "pattern_stats"
 TAIL = "pattern_tail"
-COMPLETE = "pattern_counts"  # the complete counts, the build state (docs/releases.md#build-state)
-PREVIOUS, NEW = "pattern_counts_previous", "pattern_counts_new"  # the complete counts of an incremental build
+COMPLETE = "pattern_counts"  # the complete counts, when the build wrote them (docs/releases.md#build-state)
+NEW = "pattern_counts_new"  # an incremental build's counts of its new games
+PREVIOUS_STATS, PREVIOUS_TAIL = "pattern_stats_previous", "pattern_tail_previous"  # of the release it extends
 SCHEMA = {
     "family": "VARCHAR",
     "symmetry": "INTEGER",
@@ -52,11 +53,13 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     symmetry, pattern_stats plus pattern_tail equal the complete counts, and their chosen sum the
     manifest's chosen events. GX asserts every count is 0.
 
-    An incremental build (manifest `incremental`) adds the new games' counts (view
-    pattern_counts_new) to the previous complete counts (view pattern_counts_previous), which passed
-    this suite with the same code: the merge check covers the new games' counts, and the complete
-    counts must be exactly previous plus new (rows, occurrence, chosen). As counts add, the merge
-    check that holds in both holds in their sum.
+    An incremental build (manifest `incremental`) adds the new games' counts (view pattern_counts_new)
+    to the previous build state, whose totals are the previous release's pattern_stats plus
+    pattern_tail (views pattern_stats_previous and pattern_tail_previous; its suite checked them with
+    the same code): the merge check covers the new games' counts, and pattern_stats plus pattern_tail
+    must be exactly previous plus new (keys: less the new keys the previous state has), and so must
+    the complete counts when the build wrote them (a new base run). As counts add, the merge check
+    that holds in both holds in their sum.
     """
     families = manifest.get("families")
     if not isinstance(families, Mapping):
@@ -67,16 +70,24 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
         return run_invariants(TABLE, [schema])
-    totals, complete = _totals(con, TABLE), _totals(con, COMPLETE)
+    totals = _totals(con, TABLE)
     tail = _totals(con, TAIL, query="expectations__pattern_tail_totals")
     invariants = [
         schema, *_row_invariants(con, thresholds), *_total_invariants(totals, tail, chosen_events),
-        _published_plus_tail(totals, tail, complete), *key_invariants(con, TABLE),
+        *key_invariants(con, TABLE),
     ]
     if manifest.get("incremental"):
-        invariants += [*complete_count_invariants(con, NEW), _previous_plus_new(con, complete)]
+        complete = _previous_plus_new(con)
+        invariants += complete_count_invariants(con, NEW)
+        if _exists(con, COMPLETE):
+            invariants.append(_equal_totals(
+                "complete_counts_are_previous_plus_new_games", "complete counts", _totals(con, COMPLETE),
+                "previous plus new", complete))
     else:
+        complete = _totals(con, COMPLETE)
         invariants += complete_count_invariants(con, COMPLETE)
+    invariants.append(_equal_totals(
+        "published_plus_tail_equal_complete_counts", "published + tail", _added(totals, tail), "complete", complete))
     return run_invariants(TABLE, invariants)
 
 
@@ -166,33 +177,38 @@ def _total_invariants(totals: Totals, tail: Totals, chosen_events: Mapping[str, 
     ]
 
 
-def _published_plus_tail(totals: Totals, tail: Totals, complete: Totals) -> Invariant:
-    """Per family and symmetry, pattern_stats plus pattern_tail (keys, occurrence, chosen) equal the complete
-    counts."""
-    both = _added(totals, tail)
+def _equal_totals(name: str, label: str, found: Totals, expected_label: str, expected: Totals) -> Invariant:
+    """Invariant `name`: per family and symmetry, totals (keys, occurrence, chosen) `found` equal `expected`."""
     problems = [
-        f"{part[0]}/{part[1]}: (keys, occurrence, chosen) published + tail {both.get(part, (0, 0, 0))}, "
-        f"complete {complete.get(part, (0, 0, 0))}"
-        for part in sorted(both.keys() | complete.keys())
-        if both.get(part, (0, 0, 0)) != complete.get(part, (0, 0, 0))
+        f"{part[0]}/{part[1]}: (keys, occurrence, chosen) {label} {found.get(part, (0, 0, 0))}, "
+        f"{expected_label} {expected.get(part, (0, 0, 0))}"
+        for part in sorted(found.keys() | expected.keys())
+        if found.get(part, (0, 0, 0)) != expected.get(part, (0, 0, 0))
     ]
-    return Invariant("published_plus_tail_equal_complete_counts", len(problems), "; ".join(problems[:SAMPLES]))
+    return Invariant(name, len(problems), "; ".join(problems[:SAMPLES]))
 
 
-def _previous_plus_new(con: duckdb.DuckDBPyConnection, totals: Totals) -> Invariant:
-    """Per family and symmetry, the complete counts' `totals` (rows, occurrence, chosen) equal the previous
-    release's plus the new games' (rows: less the new keys the previous counts have)."""
-    previous, new = _totals(con, PREVIOUS), _totals(con, NEW)
+def _previous_plus_new(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, int], tuple[int, int, int]]:
+    """Per family and symmetry, the totals (keys, occurrence, chosen) of an incremental build's complete counts: the
+    previous release's pattern_stats plus pattern_tail, plus the new games' counts, less the new keys the previous
+    state has."""
+    previous_tail = _totals(con, PREVIOUS_TAIL, query="expectations__pattern_tail_totals")
+    previous = _added(_totals(con, PREVIOUS_STATS), previous_tail)
     known = {
         (family, symmetry): rows
         for family, symmetry, rows in con.sql(sql_text("expectations__pattern_stats_known_new_keys")).fetchall()
     }
-    problems = []
-    for part in sorted(previous.keys() | new.keys() | totals.keys()):
-        before, added = previous.get(part, (0, 0, 0)), new.get(part, (0, 0, 0))
-        expected = (before[0] + added[0] - known.get(part, 0), before[1] + added[1], before[2] + added[2])
-        if totals.get(part, (0, 0, 0)) != expected:
-            problems.append(f"{part[0]}/{part[1]}: (rows, occurrence, chosen) expected {expected}, "
-                            f"found {totals.get(part, (0, 0, 0))}")
-    return Invariant("complete_counts_are_previous_plus_new_games", len(problems), "; ".join(problems[:SAMPLES]))
+    return {
+        part: (keys - known.get(part, 0), occurrence, chosen)
+        for part, (keys, occurrence, chosen) in _added(previous, _totals(con, NEW)).items()
+    }
 
+
+def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether table or view `name` is in the connection's default schema."""
+    [(count,)] = con.execute(
+        "SELECT count(*) FROM information_schema.tables "
+        "WHERE table_name = ? AND table_schema = current_schema() AND table_catalog = current_database()",
+        [name],
+    ).fetchall()
+    return bool(count)

@@ -30,6 +30,7 @@ from gopat.effects.warehouse.layout import (
     current_version,
     next_version,
     read_manifest,
+    state_runs,
 )
 from gopat.effects.warehouse.lock import build_lock, discard_leftovers, fault_point
 from gopat.effects.warehouse.manifest import (
@@ -52,7 +53,7 @@ from gopat.flows.ingest import (
     no_games,
     unique,
 )
-from gopat.flows.patterns import STATE_FILE, extract_shards, move_patterns_file, pattern_stats_file
+from gopat.flows.patterns import PatternFiles, extract_shards, move_patterns_file, pattern_stats_file
 from gopat.flows.shards import check_runner
 from gopat.transforms.analytics.counting import build_game_counts
 from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
@@ -110,9 +111,9 @@ class Plan:
         return self.layout.release_dir(self.base["version"]) if self.base else None
 
     @property
-    def previous_state(self) -> Path | None:
-        """The complete pattern counts of the release this build extends (docs/releases.md#build-state)."""
-        return self.layout.state_file(self.base["version"]) if self.base else None
+    def previous_runs(self) -> list[dict[str, Any]]:
+        """The runs of the build state of the release this build extends, base first (docs/releases.md#build-state)."""
+        return state_runs(self.base) if self.base else []
 
 
 @task(cache_policy=NO_CACHE)
@@ -296,18 +297,19 @@ def _build_and_publish(
             release_manifest, code=plan.code, content=plan.content, config=plan.config, fetched=plan.fetched,
             ingest=ingest, chosen=chosen, families=families, incremental=incremental,
         )
-        staged, manifest, expectations = _tables_and_suites(
+        patterns, move_patterns, manifest, expectations = _tables_and_suites(
             con, stage, plan, run, ingest=ingest, manifest_now=manifest_now, timings=timings
         )
-        state = stage / STATE_FILE
-        manifest["state"] = {"sha256": sha256_file(state), "bytes": state.stat().st_size}
+        version = next_version(plan.layout, plan.content)
+        run_entry = {"version": version, "sha256": sha256_file(patterns.run), "bytes": patterns.run.stat().st_size}
+        manifest["state"] = {"runs": [*([] if patterns.base else plan.previous_runs), run_entry]}
         manifest["row_counts"] = {t: count_rows(con, t) for t in PUBLISHED}
         manifest["expectations"] = {table: expectations[table] for table in PUBLISHED}
-        version = next_version(plan.layout, plan.content)
         manifest["timings"] = timings
         manifest["ingest_cpu"] = cpu
         with _timed(timings, "publish"):
-            publish_release(plan.layout, con, version, manifest, keep, staged=staged, state=state)
+            publish_release(plan.layout, con, version, manifest, keep, state=patterns.run,
+                            staged={"pattern_stats": patterns.published, "move_patterns": move_patterns})
     finally:
         con.close()
         shutil.rmtree(stage, ignore_errors=True)
@@ -317,10 +319,10 @@ def _build_and_publish(
 def _tables_and_suites(
     con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, *, ingest: Ingest,
     manifest_now: Callable[[], Manifest], timings: dict[str, float],
-) -> tuple[dict[str, Path], Manifest, dict[str, Any]]:
-    """Build the analytics, pattern_stats, pattern_tail and move_patterns and run every suite; returns the files of
-    pattern_stats and move_patterns by table, the manifest (made once the game suites passed) and the suites'
-    results. The build state is left in `stage` (flows/patterns.py STATE_FILE).
+) -> tuple[PatternFiles, Path, Manifest, dict[str, Any]]:
+    """Build the analytics, pattern_stats, pattern_tail and move_patterns and run every suite; returns the pattern
+    files (pattern_stats and the build state's new run), the move_patterns file, the manifest (made once the game
+    suites passed) and the suites' results.
 
     The analytics of games and moves, and the suites of their tables, run while pattern_stats is built.
     """
@@ -329,11 +331,12 @@ def _tables_and_suites(
         game_suites = side(validate_tables, {"ingest": asdict(ingest), "config": plan.config}, tables=GAME_TABLES,
                            wait_for=[game_analytics])
         with _timed(timings, "aggregate"):
-            pattern_stats = pattern_stats_file(
-                con, stage, previous_state=plan.previous_state, min_occurrence=plan.config["min_occurrence"],
-                show=run.show,
+            patterns = pattern_stats_file(
+                con, stage, previous=plan.previous,
+                previous_runs=[plan.layout.state_file(entry["version"]) for entry in plan.previous_runs],
+                min_occurrence=plan.config["min_occurrence"], show=run.show,
             )
-            build_pattern_tail(con, min_occurrence=plan.config["min_occurrence"])
+            build_pattern_tail(con, left_out=patterns.tail, min_occurrence=plan.config["min_occurrence"])
         fault_point("aggregate")
         templates = side(build_templates, plan.config)  # while move_patterns is written and the suites run
         with _timed(timings, "move_patterns"):
@@ -347,7 +350,7 @@ def _tables_and_suites(
             expectations |= validate_tables(con, manifest, tables=["pattern_tail", "pattern_stats", "move_patterns"])
             templates.result()
             expectations |= validate_tables(con, manifest, tables=["dont_care_templates"])
-    return {"pattern_stats": pattern_stats, "move_patterns": move_patterns}, manifest, expectations
+    return patterns, move_patterns, manifest, expectations
 
 
 @contextlib.contextmanager

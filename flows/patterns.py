@@ -8,6 +8,7 @@ import functools
 import itertools
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -17,6 +18,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from gopat.effects.parquet import (
+    Tail,
     merge_move_patterns,
     merge_pattern_counts,
     pattern_counts_writer,
@@ -32,6 +34,20 @@ from gopat.transforms.games.packed import GameMoves
 SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
 SAMPLE_SHARDS = 4  # shards whose keys give the parts' key ranges
 STATE_FILE = "pattern_counts.parquet"  # the build's complete counts in its stage (docs/releases.md#build-state)
+NEW_COUNTS_FILE = "pattern_counts_new.parquet"  # an incremental build's counts of its new games, in its stage
+# An incremental build merges the state's runs into one new base run when its delta runs, the new games' counts
+# included, would outgrow this share of the base run's bytes (docs/releases.md#build-state).
+STATE_DELTA_SHARE = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class PatternFiles:
+    """What pattern_stats_file wrote: pattern_stats, the build state's run this build adds, and the tail's tallies."""
+
+    published: Path
+    run: Path  # a base run, the complete counts (a full build, or the runs merged), or the new games' counts
+    base: bool  # whether `run` is a base run, which replaces the previous runs, or follows them
+    tail: pa.Table  # effects/parquet.py Tail.table
 
 
 @task(cache_policy=NO_CACHE)
@@ -84,9 +100,10 @@ def extract_shards(
 def aggregate_patterns(
     con: duckdb.DuckDBPyConnection, stage: Path, *, state: Path, published: Path | None,
     min_occurrence: Mapping[str, int], show: str,
-) -> None:
+) -> pa.Table:
     """Sum the shards' canonical counts in DuckDB into Parquet file `state` (the complete counts) and, if `published`
-    is given, write the rows of pattern_stats kept by `min_occurrence` to it, described.
+    is given, write the rows of pattern_stats kept by `min_occurrence` to it, described; returns the tallies of the
+    rows left out (effects/parquet.py Tail.table).
 
     Each family and symmetry is summed in key ranges of about SUM_ROWS_PER_QUERY shard rows (cut at
     approximate quantiles of the keys), in key order, so neither the sum nor the files need more
@@ -100,9 +117,10 @@ def aggregate_patterns(
     counts = con.execute("SELECT family, symmetry, count(*) FROM pattern_shards GROUP BY ALL ORDER BY ALL").fetchall()
     parts = [(family, symmetry, bounds) for family, symmetry, rows in counts
              for bounds in _key_ranges(con, family, symmetry, -(-rows // SUM_ROWS_PER_QUERY))]
+    tail = Tail()
     with (
         progress(show, "pattern_stats", len(parts)) as advance,
-        pattern_counts_writer(state, published=published, min_occurrence=min_occurrence) as write,
+        pattern_counts_writer(state, published=published, min_occurrence=min_occurrence, tail=tail) as write,
     ):
         for family, symmetry, (lo, hi) in parts:
             con.execute(
@@ -111,22 +129,26 @@ def aggregate_patterns(
             )
             write((family, symmetry), con.sql(sql_text("pattern_counts")).to_arrow_table())
             advance(f"{family} {symmetry}")
+    return tail.table()
 
 
 @task(cache_policy=NO_CACHE)
 def merge_state(
-    previous: Path, new: Path, *, state: Path, published: Path, min_occurrence: Mapping[str, int], show: str
-) -> None:
-    """Write the complete counts of an incremental build to `state`, the previous state plus the new games' counts,
-    and the rows of pattern_stats they give to `published`.
+    runs: Sequence[Path], *, state: Path | None, published: Path, min_occurrence: Mapping[str, int], show: str
+) -> pa.Table:
+    """Write the rows of pattern_stats that the sum of the build state's `runs` (the previous runs, base first, then
+    the new games' counts) gives to `published` and, if `state` is given, that sum (a new base run) to `state`;
+    returns the tallies of the rows left out.
 
-    Both inputs are sorted by family, symmetry and key (as aggregate_patterns writes them) and are
+    Every run is sorted by family, symmetry and key (as aggregate_patterns writes them); they are
     merged in one pass, a row group at a time (effects/parquet.py merge_pattern_counts), so memory
-    holds a few row groups whatever the corpus size; a key whose combined count reaches its family's
-    threshold is published exactly as a full build publishes it.
+    holds a few row groups a run whatever the corpus size; a key whose combined count reaches its
+    family's threshold is published exactly as a full build publishes it.
     """
-    with pattern_counts_writer(state, published=published, min_occurrence=min_occurrence) as write:
-        merge_pattern_counts(previous, new, write, progress=functools.partial(progress, show, "pattern_stats merge"))
+    tail = Tail()
+    with pattern_counts_writer(state, published=published, min_occurrence=min_occurrence, tail=tail) as write:
+        merge_pattern_counts(runs, write, progress=functools.partial(progress, show, "pattern_stats merge"))
+    return tail.table()
 
 
 @task(cache_policy=NO_CACHE)
@@ -190,29 +212,45 @@ def _key_ranges(
 
 
 def pattern_stats_file(
-    con: duckdb.DuckDBPyConnection, stage: Path, *, previous_state: Path | None, min_occurrence: Mapping[str, int],
-    show: str,
-) -> Path:
-    """Write the release's pattern_stats file and the build's complete counts (`stage / STATE_FILE`) from the shards
-    in `stage`, and create the views the suites read; returns the pattern_stats file.
+    con: duckdb.DuckDBPyConnection, stage: Path, *, previous: Path | None, previous_runs: Sequence[Path],
+    min_occurrence: Mapping[str, int], show: str,
+) -> PatternFiles:
+    """Write the release's pattern_stats file and the build state's new run from the shards in `stage`, and create
+    the views the suites read.
 
-    A full build aggregates the shards; an incremental one (`previous_state`: the complete counts of
-    the release it extends) aggregates the new games' shards and merges them with the previous state.
-    The views are pattern_stats, pattern_counts (the complete counts) and, in an incremental build,
-    pattern_counts_previous and pattern_counts_new.
+    A full build aggregates the shards into the complete counts, its state's one run. An incremental
+    one (`previous`: the release it extends, `previous_runs`: its state's runs, base first) aggregates
+    the new games' shards and merges them with the previous runs into pattern_stats; the new games'
+    counts become the state's next run, or, once the delta runs would outgrow STATE_DELTA_SHARE of the
+    base, the merged counts are written as the state's one new base run. So an add writes the counts
+    of its games, and the whole state only every so often (docs/releases.md#build-state).
+
+    The views are pattern_stats, pattern_counts (the complete counts, when written) and, in an
+    incremental build, pattern_counts_new, pattern_counts_previous (the previous runs, one after
+    the other) and the previous release's pattern_stats_previous and pattern_tail_previous.
     """
-    out, state = stage / "pattern_stats.parquet", stage / STATE_FILE
-    if previous_state is None:
-        aggregate_patterns(con, stage, state=state, published=out, min_occurrence=min_occurrence, show=show)
+    out = stage / "pattern_stats.parquet"
+    if previous is None:
+        state = stage / STATE_FILE
+        tail = aggregate_patterns(con, stage, state=state, published=out, min_occurrence=min_occurrence, show=show)
+        files = PatternFiles(published=out, run=state, base=True, tail=tail)
     else:
-        new = stage / "pattern_counts_new.parquet"
-        aggregate_patterns(con, stage, state=new, published=None, min_occurrence=min_occurrence, show=show)
-        merge_state(previous_state, new, state=state, published=out, min_occurrence=min_occurrence, show=show)
-        view(con, "pattern_counts_previous", [previous_state])
+        new = stage / NEW_COUNTS_FILE
+        _ = aggregate_patterns(con, stage, state=new, published=None, min_occurrence=min_occurrence, show=show)
+        runs = [*previous_runs, new]
+        compacted = sum(path.stat().st_size for path in runs[1:]) > STATE_DELTA_SHARE * runs[0].stat().st_size
+        state = stage / STATE_FILE
+        tail = merge_state(runs, state=state if compacted else None, published=out, min_occurrence=min_occurrence,
+                           show=show)
+        files = PatternFiles(published=out, run=state if compacted else new, base=compacted, tail=tail)
+        view(con, "pattern_counts_previous", previous_runs)
         view(con, "pattern_counts_new", [new])
+        view(con, "pattern_stats_previous", [previous / "pattern_stats.parquet"])
+        view(con, "pattern_tail_previous", [previous / "pattern_tail.parquet"])
     view(con, "pattern_stats", [out])
-    view(con, "pattern_counts", [state])
-    return out
+    if files.base:
+        view(con, "pattern_counts", [files.run])
+    return files
 
 
 def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path]) -> None:

@@ -48,6 +48,7 @@ class Layout:
         return self.root / "state"
 
     def state_file(self, version: str) -> Path:
+        """The build state's run written by the build of release `version`."""
         return self.state / f"{version}.parquet"
 
     @property
@@ -117,6 +118,12 @@ def read_manifest(layout: Layout, version: str) -> Manifest:
     if not isinstance(manifest, dict):
         raise ValueError(f"{path}: not a JSON object")
     return manifest
+
+
+def state_runs(manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The runs of a release's build state, base first: the version whose build wrote each (its file is
+    Layout.state_file(version)), its sha256 and bytes (docs/releases.md#build-state)."""
+    return list((manifest.get("state") or {}).get("runs", []))
 
 
 def readable(layout: Layout, names: Sequence[str]) -> list[tuple[str, Manifest]]:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
 from gopat.effects.warehouse.fetch import Fetched, sha256_file
-from gopat.effects.warehouse.layout import Layout, created_now, read_manifest
+from gopat.effects.warehouse.layout import Layout, created_now, read_manifest, state_runs
 from gopat.transforms.patterns.families import min_occurrence as thresholds
 
 INCREMENTAL_TABLES = ("games", "moves", "setups", "rejects", "move_patterns")  # the files an incremental build reuses
@@ -148,15 +148,16 @@ def full_build_reason(
         path.name for path in (folder / f"{table}.parquet" for table in INCREMENTAL_TABLES)
         if not path.is_file() or path.stat().st_size != manifest.get("files", {}).get(path.name, {}).get("bytes")
     ]
-    reasons = {
-        "was built by other code": manifest.get("code_version") != code,
-        "has another config": _but_thresholds(manifest.get("config")) != _but_thresholds(config),
-        "was not built from the first of these sources": not 0 < len(built) <= len(given) or given[: len(built)] != built,
-        f"has missing or resized files: {', '.join(damaged)}": bool(damaged),
-        f"has no build state of the size and sha256 its manifest records ({layout.state_file(current)})": not (
-            _state_kept(layout.state_file(current), manifest)),
+    reasons: dict[str, Callable[[], bool]] = {  # in order, the first that holds; the state is hashed last
+        "was built by other code": lambda: manifest.get("code_version") != code,
+        "has another config": lambda: _but_thresholds(manifest.get("config")) != _but_thresholds(config),
+        "was not built from the first of these sources": lambda: not 0 < len(built) <= len(given) or given[
+            : len(built)] != built,
+        f"has missing or resized files: {', '.join(damaged)}": lambda: bool(damaged),
+        f"has no build state of the sizes and sha256 its manifest records ({layout.state})": lambda: not (
+            _state_kept(layout, manifest)),
     }
-    return next((reason for reason, holds in reasons.items() if holds), None)
+    return next((reason for reason, holds in reasons.items() if holds()), None)
 
 
 def _but_thresholds(config: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -164,15 +165,18 @@ def _but_thresholds(config: Mapping[str, Any] | None) -> dict[str, Any]:
     return {key: value for key, value in (config or {}).items() if key != "min_occurrence"}
 
 
-def _state_kept(path: Path, manifest: Mapping[str, Any]) -> bool:
-    """Whether the build state of a release is at `path` with the size and sha256 its manifest records.
+def _state_kept(layout: Layout, manifest: Mapping[str, Any]) -> bool:
+    """Whether every run of a release's build state is in `layout` with the size and sha256 its manifest records.
 
-    The state is hashed, not only sized: an incremental build's suite checks the new games' counts
+    The runs are hashed, not only sized: an incremental build's suite checks the new games' counts
     and the sums, not every previous count again (expectations/pattern_stats.py).
     """
-    recorded = manifest.get("state", {})
-    return path.is_file() and path.stat().st_size == recorded.get("bytes") and sha256_file(path) == recorded.get(
-        "sha256")
+    runs = state_runs(manifest)
+    return bool(runs) and all(
+        (path := layout.state_file(run["version"])).is_file() and path.stat().st_size == run.get("bytes")
+        and sha256_file(path) == run.get("sha256")
+        for run in runs
+    )
 
 
 def incremental_base(

@@ -22,7 +22,7 @@ from gopat.effects.report.datadocs import write_datadocs
 from gopat.effects.warehouse.catalog import write_catalog
 from gopat.effects.warehouse.fetch import sha256_file
 from gopat.effects.warehouse.files import fsync_dir, fsync_tree, identifier, remove
-from gopat.effects.warehouse.layout import Layout, Manifest, current_version, versions
+from gopat.effects.warehouse.layout import Layout, Manifest, current_version, readable, state_runs, versions
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.verify import verify
 
@@ -47,9 +47,9 @@ def publish(
     killed build is reused if it verifies. Disk errors raise OSError. `staged` maps tables already
     written as Parquet under the warehouse (the build writes pattern_stats while it sums it) to
     their files, which are hard-linked into the release instead of exported again. `state` (the
-    build's complete pattern counts, docs/releases.md#build-state) is moved to state/<version>.parquet
-    before CURRENT switches; a state without its release (deleted by `keep`, or left by a build killed
-    before CURRENT switched) is deleted.
+    build state's run this build wrote, docs/releases.md#build-state) is moved to state/<version>.parquet
+    before CURRENT switches; a run that no kept release's state lists (of releases deleted by `keep`,
+    or left by a build killed before CURRENT switched) is deleted.
     """
     if keep is not None and keep < 1:
         raise ValueError(f"keep must be at least 1, got {keep}")
@@ -69,8 +69,9 @@ def publish(
     commit(layout, kept=kept, current=version, rollback=final if created else None)
     for old in sorted(set(known) - set(kept)):
         remove(layout.release_dir(old))
+    listed = {run["version"] for _, kept_manifest in readable(layout, kept) for run in state_runs(kept_manifest)}
     for path in sorted(layout.state.glob("*.parquet")):  # of releases deleted, or of a build killed before CURRENT
-        if path.stem not in kept:
+        if path.stem not in listed:
             remove(path)
     return final
 

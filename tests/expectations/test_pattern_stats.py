@@ -11,9 +11,9 @@ import duckdb
 import pytest
 
 from gopat.expectations import pattern_stats, pattern_stats_keys
-from gopat.transforms.analytics.tail import build_pattern_tail
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import key_string, parse_key
+from tests.expectations.tails import tail_from_counts
 
 DDL = """
 CREATE TABLE pattern_stats (
@@ -99,7 +99,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     con.execute(DDL)
     con.executemany("INSERT INTO pattern_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", ROWS)
     con.execute(COUNTS)  # the complete counts: every key published (thresholds of 1)
-    build_pattern_tail(con, min_occurrence=dict.fromkeys(FAMILIES, 1))
+    tail_from_counts(con, min_occurrence=dict.fromkeys(FAMILIES, 1))
     con.close()
     return path
 
@@ -365,7 +365,7 @@ def test_family_in_manifest_without_rows_is_caught(con: duckdb.DuckDBPyConnectio
     con.execute("DELETE FROM pattern_stats WHERE family = 'blk4'")
     assert failing(con, manifest) == {"chosen_sum_equals_manifest_chosen_events", COMPLETE}
     con.execute("DELETE FROM pattern_counts WHERE family = 'blk4'")
-    build_pattern_tail(con, min_occurrence=dict.fromkeys(FAMILIES, 1))
+    tail_from_counts(con, min_occurrence=dict.fromkeys(FAMILIES, 1))
     manifest["families"]["blk4"]["chosen_events"] = 0
     assert not failing(con, manifest)
 
@@ -378,8 +378,11 @@ def test_missing_column_is_reported_alone(con: duckdb.DuckDBPyConnection, manife
 
 @pytest.fixture
 def extended(con: duckdb.DuckDBPyConnection, manifest: dict) -> tuple[duckdb.DuckDBPyConnection, dict]:
-    """An incremental build's connection: the complete counts are previous counts plus new ones (here: the same
-    again), and the table is published from them."""
+    """An incremental build's connection that wrote a new base run: the previous release's table and tail, the
+    previous state and the new games' counts (here: the same again), the complete counts (twice each count) and the
+    table published from them."""
+    con.execute("CREATE TABLE pattern_stats_previous AS FROM pattern_stats")
+    con.execute("CREATE TABLE pattern_tail_previous AS FROM pattern_tail")
     con.execute("CREATE TABLE pattern_counts_previous AS FROM pattern_counts")
     con.execute("CREATE TABLE pattern_counts_new AS FROM pattern_counts")
     con.execute("UPDATE pattern_stats SET occurrence = 2 * occurrence, chosen = 2 * chosen")
@@ -396,7 +399,23 @@ def test_incremental_counts_are_checked_against_previous_plus_new(
     assert result.success, result.failures()
     assert "complete_counts_are_previous_plus_new_games" in {outcome.expectation for outcome in result.outcomes}
     con.execute("UPDATE pattern_counts SET chosen = chosen - 1 WHERE family = 'sq3' AND symmetry = 8 AND chosen > 0")
-    assert failing(con, manifest) == {"complete_counts_are_previous_plus_new_games", COMPLETE}
+    assert failing(con, manifest) == {"complete_counts_are_previous_plus_new_games"}
+
+
+def test_incremental_build_without_complete_counts_checks_the_table_against_previous_plus_new(
+    extended: tuple[duckdb.DuckDBPyConnection, dict],
+) -> None:
+    con, manifest = extended
+    con.execute("DROP TABLE pattern_counts")  # the new games' counts became a delta run: no complete counts
+    result = pattern_stats.validate(con, manifest=manifest)
+    assert result.success, result.failures()
+    assert "complete_counts_are_previous_plus_new_games" not in {outcome.expectation for outcome in result.outcomes}
+    con.execute("UPDATE pattern_tail_previous SET keys = keys + 1 WHERE family = 'sq5' AND symmetry = 16")
+    assert failing(con, manifest) == {COMPLETE}
+    con.execute("UPDATE pattern_tail_previous SET keys = keys - 1 WHERE family = 'sq5' AND symmetry = 16")
+    con.execute("DELETE FROM pattern_counts_previous WHERE family = 'blk4' AND symmetry = 8 AND key IN ("
+                "SELECT key FROM pattern_counts_previous WHERE family = 'blk4' AND symmetry = 8 LIMIT 1)")
+    assert failing(con, manifest) == {COMPLETE}  # a new key the previous state lacks: one key too many
 
 
 def test_incremental_merge_check_covers_the_new_counts(extended: tuple[duckdb.DuckDBPyConnection, dict]) -> None:
@@ -412,7 +431,7 @@ def thresholded(con: duckdb.DuckDBPyConnection, manifest: dict) -> tuple[duckdb.
     """A table that publishes the sq5 and blk4 keys seen at least 3 times; the tail sums the rest."""
     thresholds = {**dict.fromkeys(FAMILIES, 1), "sq5": 3, "blk4": 3}
     con.execute("DELETE FROM pattern_stats WHERE family IN ('sq5', 'blk4') AND occurrence < 3")
-    build_pattern_tail(con, min_occurrence=thresholds)
+    tail_from_counts(con, min_occurrence=thresholds)
     return con, {**manifest, "config": {"min_occurrence": thresholds}}
 
 
@@ -425,7 +444,7 @@ def test_table_with_a_tail_passes_and_its_faults_are_caught(
     assert not failing(con, manifest)
     con.execute("UPDATE pattern_tail SET chosen = chosen + 1 WHERE family = 'sq5' AND symmetry = 8")
     assert failing(con, manifest) == {"chosen_sum_equals_manifest_chosen_events", TOTALS, COMPLETE}
-    build_pattern_tail(con, min_occurrence=manifest["config"]["min_occurrence"])
+    tail_from_counts(con, min_occurrence=manifest["config"]["min_occurrence"])
     assert not failing(con, manifest)
     family, symmetry, key, _, _ = row_where(con, "family = 'sq5' AND symmetry = 8 AND chosen = 0")
     con.execute("UPDATE pattern_stats SET occurrence = 2 WHERE family = ? AND symmetry = ? AND key = ?",

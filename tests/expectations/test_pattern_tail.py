@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from gopat.expectations import pattern_tail
-from gopat.transforms.analytics.tail import build_pattern_tail
+from tests.expectations.tails import tail_from_counts
 
 THRESHOLDS = {"blk4": 4, "d12": 1, "sq3": 1, "sq5": 2}
 
@@ -36,7 +36,7 @@ def con() -> duckdb.DuckDBPyConnection:
     connection.execute("CREATE TABLE pattern_counts (family VARCHAR, symmetry INTEGER, key BIGINT, occurrence BIGINT, "
                        "chosen BIGINT, orbit_size INTEGER, result BIGINT)")
     connection.executemany("INSERT INTO pattern_counts VALUES (?, ?, ?, ?, ?, 1, NULL)", ROWS)
-    build_pattern_tail(connection, min_occurrence=THRESHOLDS)
+    tail_from_counts(connection, min_occurrence=THRESHOLDS)
     return connection
 
 

@@ -204,16 +204,17 @@ def summed(stage: Path, shards: list[int], state: Path) -> Path:
     return state
 
 
-@pytest.mark.parametrize(("previous", "new"), [([0], [1, 2]), ([0, 1], [2]), ([1, 2], [0])])
-def test_previous_counts_merged_with_new_counts_are_the_whole_counts(
-    stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, previous: list[int], new: list[int]
+@pytest.mark.parametrize("runs", [[[0], [1, 2]], [[0, 1], [2]], [[1, 2], [0]], [[0], [1], [2]]],
+                         ids=["small-base", "large-base", "new-first-games", "three-runs"])
+def test_runs_merged_are_the_whole_counts(
+    stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runs: list[list[int]]
 ) -> None:
-    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # many row groups: the two-way merge takes many steps
+    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # many row groups: the merge takes many steps
     monkeypatch.setattr(pattern_tasks, "SUM_ROWS_PER_QUERY", 5_000)
     whole = summed(stage, [0, 1, 2], tmp_path / "whole.parquet")
     merged, published = tmp_path / "merged.parquet", tmp_path / "merged.stats.parquet"
-    pattern_tasks.merge_state.fn(
-        summed(stage, previous, tmp_path / "previous.parquet"), summed(stage, new, tmp_path / "new.parquet"),
+    tail = pattern_tasks.merge_state.fn(
+        [summed(stage, shards, tmp_path / f"run-{i}.parquet") for i, shards in enumerate(runs)],
         state=merged, published=published, min_occurrence=THRESHOLDS, show="quiet",
     )
     assert pq.read_table(merged).equals(pq.read_table(whole))
@@ -222,12 +223,20 @@ def test_previous_counts_merged_with_new_counts_are_the_whole_counts(
     groups = pq.ParquetFile(merged).metadata
     assert groups.num_row_groups > 100
     assert max(groups.row_group(i).num_rows for i in range(groups.num_row_groups)) == 700
-    with duckdb.connect() as con:  # keys below sq5's threshold in the previous counts that reach it in the sum
-        crossed = con.execute(
+    with duckdb.connect() as con:
+        left_out = con.execute(  # the tail tallied as the merge wrote pattern_stats: the whole counts' keys below
+            "SELECT family, symmetry, count(*), sum(occurrence), sum(chosen) FROM read_parquet(?) "
+            "JOIN (SELECT unnest(?) AS family, unnest(?) AS threshold) USING (family) "
+            "WHERE occurrence < threshold GROUP BY ALL ORDER BY ALL",
+            [str(whole), list(THRESHOLDS), list(THRESHOLDS.values())],
+        ).fetchall()
+        crossed = con.execute(  # keys below sq5's threshold in the first run that reach it in the sum
             "SELECT count(*) FROM read_parquet(?) AS p JOIN read_parquet(?) AS w USING (family, symmetry, key) "
             "WHERE family = 'sq5' AND p.occurrence < 2 AND w.occurrence >= 2",
-            [str(tmp_path / "previous.parquet"), str(whole)],
+            [str(tmp_path / "run-0.parquet"), str(whole)],
         ).fetchone()[0]
+    assert sorted(tuple(row.values()) for row in tail.to_pylist()) == left_out
+    assert {family for family, *_ in left_out} == {"sq5", "blk4"}
     assert crossed > 0
 
 
@@ -284,11 +293,14 @@ def test_extended_release_has_the_tables_of_the_full_build(full: Path, extended:
     assert manifest["version"] == "0002-" + full_manifest["content_hash"]
     for table in PUBLISHED:
         assert pq.read_table(folder / f"{table}.parquet").equals(pq.read_table(full_folder / f"{table}.parquet")), table
-    for fact in ("ingest", "families", "row_counts", "sources", "config", "code_version", "state"):
+    for fact in ("ingest", "families", "row_counts", "sources", "config", "code_version"):
         assert manifest[fact] == full_manifest[fact], fact
     tail = pq.read_table(folder / "pattern_tail.parquet").to_pylist()
     assert {row["family"] for row in tail if row["keys"] > 0} == {"sq5", "blk4"}
-    # the complete counts kept beside each release: the same bytes
+    # 52 games' counts are over a quarter of the 150 games' (STATE_DELTA_SHARE): the runs were merged into a new
+    # base run, the complete counts, the same bytes as the full build's
+    [run], [full_run] = manifest["state"]["runs"], full_manifest["state"]["runs"]
+    assert (run["version"], run["sha256"], run["bytes"]) == (manifest["version"], full_run["sha256"], full_run["bytes"])
     state = Layout(extended).state_file(manifest["version"]).read_bytes()
     assert state == Layout(full).state_file(full_manifest["version"]).read_bytes()
     assert manifest["ingest"]["duplicates"] >= 1 and manifest["ingest"]["files_rejected"] >= 1
@@ -343,6 +355,53 @@ def test_other_thresholds_are_published_from_the_build_state_as_a_full_build_wou
     for table in ("pattern_stats", "pattern_tail", "move_patterns"):
         assert (folder / f"{table}.parquet").read_bytes() == (fresh_folder / f"{table}.parquet").read_bytes(), table
     assert all(result["success"] for result in manifest["expectations"].values())
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("prefect_harness")
+def test_an_add_writes_its_games_counts_as_a_run_until_the_runs_are_merged(
+    tmp_path: Path, archives: tuple[Path, Path], full: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = build(tmp_path, archives[0], options=MIN_OCCURRENCE)
+    layout = Layout(tmp_path)
+    base = layout.state_file(first["version"])
+    monkeypatch.setattr(pattern_tasks, "STATE_DELTA_SHARE", 100.0)  # the new games' counts become a delta run
+    second = build(tmp_path, *archives, options=MIN_OCCURRENCE)
+    assert second["state"]["runs"] == [
+        *first["state"]["runs"], {"version": second["version"], "sha256": sha256(layout.state_file(second["version"])),
+                                  "bytes": layout.state_file(second["version"]).stat().st_size}]
+    assert sha256(base) == first["state"]["runs"][0]["sha256"]  # the base run was not written again
+    full_folder, full_manifest = release(full)
+    folder = release(tmp_path)[0]
+    for table in PUBLISHED:
+        assert pq.read_table(folder / f"{table}.parquet").equals(pq.read_table(full_folder / f"{table}.parquet")), table
+    assert (folder / "pattern_stats.parquet").read_bytes() == (full_folder / "pattern_stats.parquet").read_bytes()
+    outcomes = {outcome["expectation"] for outcome in second["expectations"]["pattern_stats"]["outcomes"]}
+    assert "published_plus_tail_equal_complete_counts" in outcomes
+    assert "complete_counts_are_previous_plus_new_games" not in outcomes  # no complete counts were written
+    assert all(result["success"] for result in second["expectations"].values())
+    runs = [str(layout.state_file(run["version"])) for run in second["state"]["runs"]]
+    summed = duckdb.sql(
+        "SELECT family, symmetry, key, sum(occurrence), sum(chosen), max(orbit_size), bit_or(result) "
+        "FROM read_parquet($runs) GROUP BY ALL ORDER BY ALL", params={"runs": runs}).fetchall()
+    complete = duckdb.sql("FROM read_parquet($state) ORDER BY ALL", params={
+        "state": str(Layout(full).state_file(full_manifest["version"]))}).fetchall()
+    assert summed == complete
+    # other thresholds, no new source, only the new release kept: the runs it lists stay, the older releases go
+    third = build(tmp_path, *archives, options=("--min-occurrence", "sq5=3", "--keep", "1"))
+    assert third["incremental"] == {"base": second["version"], "new_sources": 0, "files_in": 0}
+    listed = [run["version"] for run in third["state"]["runs"]]
+    assert listed == [first["version"], second["version"], third["version"]]
+    assert versions(layout) == [third["version"]]
+    assert sorted(path.stem for path in layout.state.iterdir()) == listed
+    # the deltas outgrow their share: one base run replaces the three, the full build's bytes, the others deleted
+    monkeypatch.setattr(pattern_tasks, "STATE_DELTA_SHARE", 0.0)
+    fourth = build(tmp_path, *archives, options=("--min-occurrence", "sq5=4", "--keep", "1"))
+    assert [run["version"] for run in fourth["state"]["runs"]] == [fourth["version"]]
+    assert layout.state_file(fourth["version"]).read_bytes() == Layout(full).state_file(
+        full_manifest["version"]).read_bytes()
+    assert sorted(path.stem for path in layout.state.iterdir()) == [fourth["version"]]
+    assert all(result["success"] for result in fourth["expectations"].values())
 
 
 def _flip_last_byte(path: Path) -> None:
