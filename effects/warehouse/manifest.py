@@ -11,7 +11,9 @@ from gopat.effects.warehouse.fetch import Fetched, sha256_file
 from gopat.effects.warehouse.layout import Layout, created_now, read_manifest, state_runs
 from gopat.transforms.patterns.families import min_occurrence as thresholds
 
-INCREMENTAL_TABLES = ("games", "moves", "setups", "rejects", "move_patterns")  # the files an incremental build reuses
+INCREMENTAL_TABLES = (  # the files an incremental build reads
+    "games", "moves", "setups", "rejects", "move_patterns", "pattern_stats", "pattern_tail",
+)
 
 
 @dataclass(frozen=True, slots=True)
