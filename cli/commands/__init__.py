@@ -17,6 +17,17 @@ if TYPE_CHECKING:  # imported when a command runs: `gopat` starts and refuses ba
 DEFAULT_WAREHOUSE = "warehouse"
 
 
+def console_warnings_only() -> None:
+    """Show only the warnings and errors of a flow run on the console (call before the flow module is imported).
+
+    The console handler's level, not the loggers': the run's logs still go to its API from the
+    start, so Prefect's log shipper starts in the flow run's context. Started by a task's first
+    warning instead, it keeps that task's parameters (a DuckDB connection) alive until the
+    interpreter exits, and DuckDB then prints its leaked objects (`nanobind: leaked ...`).
+    """
+    os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "WARNING"
+
+
 def release_options(parser: argparse.ArgumentParser) -> None:
     """Add --warehouse and --release to a command that reads a published release."""
     parser.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")

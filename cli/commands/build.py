@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Callable
 from pathlib import Path
 
-from gopat.cli.commands import DEFAULT_WAREHOUSE
+from gopat.cli.commands import DEFAULT_WAREHOUSE, console_warnings_only
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     thresholds = parse_thresholds(args.min_occurrence)
     min_occurrence(families, thresholds)
     if args.quiet:
-        os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"
+        console_warnings_only()
     from gopat.effects.warehouse.manifest import Ingest
     from gopat.flows.build import build_release
     from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES

@@ -9,7 +9,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gopat.cli.commands import DEFAULT_WAREHOUSE, release_options
+from gopat.cli.commands import DEFAULT_WAREHOUSE, console_warnings_only, release_options
 
 if TYPE_CHECKING:
     from gopat.effects.warehouse.layout import Layout
@@ -125,7 +125,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     """Run the evaluation flow; print the accuracy (or the JSON record's result)."""
     _, _, weights = release_and_weights(args)  # before the flow and its API server start
     if args.json:
-        os.environ["PREFECT_LOGGING_LEVEL"] = "WARNING"  # standard output is the JSON object alone
+        console_warnings_only()  # standard output is the JSON object alone
     from gopat.flows.evaluate import evaluate_release
 
     record = evaluate_release(games=args.games, warehouse=args.warehouse, release=args.release,

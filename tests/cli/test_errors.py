@@ -8,6 +8,7 @@ import shlex
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,20 @@ def test_a_failed_suite_on_a_side_thread_is_one_error_without_native_noise(tmp_p
     assert "games: expect_column_values_to_be_between(board_size)" in done.stderr
     for noise in ("Traceback", "nanobind", "leaked"):
         assert noise not in done.stderr, f"{noise}:\n{done.stderr[-3000:]}"
+
+
+@pytest.mark.slow
+def test_a_rejected_source_is_one_warning_line_of_a_quiet_build(tmp_path: Path, tiny_archive: Path) -> None:
+    """A task's warning is the first log a quiet build ships to its API: Prefect's log shipper must not start in
+    that task and keep its DuckDB connection alive until exit (cli/commands/__init__.py console_warnings_only)."""
+    empty = tmp_path / "empty.zip"
+    with zipfile.ZipFile(empty, "w"):
+        pass
+    done = subprocess.run([str(BIN / "gopat"), "build", "--source", str(tiny_archive), "--source", str(empty),
+                           "--warehouse", str(tmp_path / "w"), "--families", "sq3", "--workers", "1", "--quiet"],
+                          env=_env(), capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    [warning] = done.stderr.splitlines()
+    assert f"rejected {empty} (whole source): empty_archive" in warning, warning
+    assert done.stdout.splitlines()[1] == (
+        "files in 201 = ingested 200 + rejected 1; trees in 200 = games 200 + duplicates 0 + rejected 0 (holds)")
