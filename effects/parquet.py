@@ -39,11 +39,13 @@ class Tail:
 
     counts: dict[tuple[str, int], tuple[int, int, int]] = field(default_factory=dict)
 
-    def add(self, part: tuple[str, int], rows: pa.Table) -> None:
-        """Add the counts of `rows` of `part` (family, symmetry), rows left out of pattern_stats."""
+    def add(self, part: tuple[str, int], counts: pa.Table, kept: pa.Table) -> None:
+        """Add what `kept`, the rows of pattern_stats, leaves out of `counts`, summed counts of `part` (family,
+        symmetry): differences of sums, without a copy of the rows left out."""
         keys, occurrence, chosen = self.counts.get(part, (0, 0, 0))
-        self.counts[part] = (keys + rows.num_rows, occurrence + int(pc.sum(rows["occurrence"]).as_py() or 0),
-                             chosen + int(pc.sum(rows["chosen"]).as_py() or 0))
+        self.counts[part] = (keys + counts.num_rows - kept.num_rows,
+                             occurrence + _sum(counts, "occurrence") - _sum(kept, "occurrence"),
+                             chosen + _sum(counts, "chosen") - _sum(kept, "chosen"))
 
     def table(self) -> pa.Table:
         """The tallies as a table: family, symmetry, keys, occurrence, chosen."""
@@ -54,6 +56,10 @@ class Tail:
             **{name: pa.array([self.counts[part][i] for part in parts], type=pa.int64())
                for i, name in enumerate(("keys", "occurrence", "chosen"))},
         })
+
+
+def _sum(rows: pa.Table, column: str) -> int:
+    return int(pc.sum(rows[column]).as_py() or 0)
 
 
 @contextlib.contextmanager
@@ -137,10 +143,9 @@ def _write_part(sink: _Sink, part: tuple[str, int], counts: pa.Table) -> None:
     if sink.min_occurrence is None:
         rows = counts
     else:
-        keep = pc.greater_equal(counts["occurrence"], sink.min_occurrence[part[0]])
-        kept = counts.filter(keep)
+        kept = counts.filter(pc.greater_equal(counts["occurrence"], sink.min_occurrence[part[0]]))
         if sink.tail is not None and kept.num_rows < counts.num_rows:
-            sink.tail.add(part, counts.filter(pc.invert(keep)))
+            sink.tail.add(part, counts, kept)
         described = describe_keys(part[0], kept["key"].to_numpy())
         occurrence, chosen = kept["occurrence"].to_numpy(), kept["chosen"].to_numpy()
         columns = {name: kept[name] for name in kept.column_names} | {

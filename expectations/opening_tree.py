@@ -20,6 +20,7 @@ from gopat.expectations.runner import (
     sql_checks,
     sql_invariant,
     table_columns,
+    table_names,
 )
 from gopat.transforms.analytics.loader import sql_text
 
@@ -67,7 +68,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     finally:
         con.execute("DROP TABLE IF EXISTS temp.opening_games")
         con.execute("DROP TABLE IF EXISTS temp.opening_tree_frames")
-    if "fuseki" in _tables(con) and con.execute("SELECT max(moves) FROM fuseki").fetchall()[0][0] == moves:
+    if "fuseki" in table_names(con) and con.execute("SELECT max(moves) FROM fuseki").fetchall()[0][0] == moves:
         invariants.append(sql_invariant(con, LEAVES_MATCH_FUSEKI, leaves))
     root = con.execute("SELECT coalesce(max(node_games), 0) FROM opening_tree WHERE depth = 0").fetchall()[0][0]
     invariants.append(
@@ -75,14 +76,6 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     )
     frame = con.sql("SELECT depth, node, move, colour, child, games, share, black_win_rate FROM opening_tree").df()
     return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations())])
-
-
-def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
-    rows = con.execute(
-        "SELECT table_name FROM information_schema.tables "
-        "WHERE table_schema = current_schema() AND table_catalog = current_database()"
-    ).fetchall()
-    return {name for (name,) in rows}
 
 
 def _expectations() -> list[e.Expectation]:

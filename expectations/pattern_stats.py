@@ -17,6 +17,7 @@ from gopat.expectations.runner import (
     run_invariants,
     schema_invariant,
     table_columns,
+    table_names,
     used_params,
 )
 from gopat.transforms.analytics.loader import sql_text
@@ -79,7 +80,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     if manifest.get("incremental"):
         complete = _previous_plus_new(con)
         invariants += complete_count_invariants(con, NEW)
-        if _exists(con, COMPLETE):
+        if COMPLETE in table_names(con):
             invariants.append(_equal_totals(
                 "complete_counts_are_previous_plus_new_games", "complete counts", _totals(con, COMPLETE),
                 "previous plus new", complete))
@@ -188,7 +189,7 @@ def _equal_totals(name: str, label: str, found: Totals, expected_label: str, exp
     return Invariant(name, len(problems), "; ".join(problems[:SAMPLES]))
 
 
-def _previous_plus_new(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, int], tuple[int, int, int]]:
+def _previous_plus_new(con: duckdb.DuckDBPyConnection) -> Totals:
     """Per family and symmetry, the totals (keys, occurrence, chosen) of an incremental build's complete counts: the
     previous release's pattern_stats plus pattern_tail, plus the new games' counts, less the new keys the previous
     state has."""
@@ -202,13 +203,3 @@ def _previous_plus_new(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, int], 
         part: (keys - known.get(part, 0), occurrence, chosen)
         for part, (keys, occurrence, chosen) in _added(previous, _totals(con, NEW)).items()
     }
-
-
-def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    """Whether table or view `name` is in the connection's default schema."""
-    [(count,)] = con.execute(
-        "SELECT count(*) FROM information_schema.tables "
-        "WHERE table_name = ? AND table_schema = current_schema() AND table_catalog = current_database()",
-        [name],
-    ).fetchall()
-    return bool(count)

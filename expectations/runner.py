@@ -207,6 +207,15 @@ def count_invariants(
     ]
 
 
+def table_names(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The tables and views in the connection's default schema."""
+    rows = con.execute(
+        "SELECT table_name FROM information_schema.tables "
+        "WHERE table_schema = current_schema() AND table_catalog = current_database()"
+    ).fetchall()
+    return {name for (name,) in rows}
+
+
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
     """Column name -> DuckDB type of `table` in the connection's default schema, in column order."""
     found = con.execute(
