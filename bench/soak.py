@@ -171,9 +171,10 @@ def current(warehouse: Path) -> str | None:
 
 
 def parquet_digests(warehouse: Path) -> dict[str, str]:
-    """sha256 of every Parquet file of the current release, by file name."""
+    """sha256 of every Parquet file of the current release (a partitioned table's too), by path in the release."""
     release = warehouse / "releases" / str(current(warehouse))
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(release.glob("*.parquet"))}
+    return {p.relative_to(release).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(release.rglob("*.parquet"))}
 
 
 def manifest(warehouse: Path) -> dict[str, object]:

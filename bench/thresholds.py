@@ -18,21 +18,23 @@ from pathlib import Path
 
 import duckdb
 
-from gopat.effects.warehouse.layout import Layout, current_version, resolve_version
+from gopat.effects.warehouse.layout import Layout, current_version, resolve_version, table_files
 
 QUERY = """
 SELECT count(*) FILTER (WHERE occurrence >= $t), count(*),
        sum(occurrence) FILTER (WHERE occurrence >= $t) / sum(occurrence),
        sum(chosen) FILTER (WHERE occurrence >= $t) / sum(chosen)
-FROM read_parquet($path)
+FROM read_parquet($paths)
 WHERE family = $family AND symmetry = $symmetry
 """
 BYTES = """
 SELECT sum(total_compressed_size) FROM (
-    SELECT DISTINCT row_group_id, row_group_num_rows, total_compressed_size,
-           min(stats_min_value) FILTER (WHERE path_in_schema = 'family') OVER (PARTITION BY row_group_id) AS family,
-           min(stats_min_value) FILTER (WHERE path_in_schema = 'symmetry') OVER (PARTITION BY row_group_id) AS symmetry
-    FROM parquet_metadata($path)
+    SELECT DISTINCT file_name, row_group_id, row_group_num_rows, total_compressed_size,
+           min(stats_min_value) FILTER (WHERE path_in_schema = 'family')
+               OVER (PARTITION BY file_name, row_group_id) AS family,
+           min(stats_min_value) FILTER (WHERE path_in_schema = 'symmetry')
+               OVER (PARTITION BY file_name, row_group_id) AS symmetry
+    FROM parquet_metadata($paths)
 ) WHERE family = $family AND symmetry = $symmetry
 """
 
@@ -49,7 +51,7 @@ def main() -> None:
     version = resolve_version(layout, args.release) if args.release else current_version(layout)
     if version is None:
         raise SystemExit(f"no release in {layout.releases}")
-    path = str(layout.release_dir(version) / "pattern_stats.parquet")
+    paths = [str(path) for path in table_files(layout.release_dir(version))["pattern_stats"]]  # docs/releases.md
     con = duckdb.connect()
     start = time.perf_counter()
     print(f"release {version}\n")
@@ -57,7 +59,7 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for family in args.families:
         for symmetry in (8, 16):
-            params = {"path": path, "family": family, "symmetry": symmetry}
+            params = {"paths": paths, "family": family, "symmetry": symmetry}
             row = con.execute(BYTES, {**params, "symmetry": str(symmetry)}).fetchone()
             total_bytes = float(row[0] or 0) if row else 0.0
             for t in args.thresholds:

@@ -21,7 +21,7 @@ import polars as pl
 import pyarrow as pa
 
 from gopat.effects.warehouse.fetch import fetch, is_url, sha256_file, sha256_folder
-from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
+from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.games.archives import MemberReject, iter_members
 from gopat.transforms.games.board import BLACK, WHITE
@@ -73,8 +73,8 @@ def predictor_for(layout: Layout, version: str, *, weights: Weights | None = Non
             f"release {version} lacks the prediction families {' '.join(missing)}; build it with "
             f"`gopat build --families {' '.join(needed)}` (plus any other families)"
         )
-    path = layout.release_dir(version) / "pattern_stats.parquet"
-    params = [str(path.resolve()), list(needed)]
+    parts = table_files(layout.release_dir(version))["pattern_stats"]  # a partitioned table (docs/releases.md)
+    params = [[str(path.resolve()) for path in parts], list(needed)]
     with duckdb.connect() as con:
         book = opening_book(con, layout.release_dir(version).resolve())
         rows = con.sql(sql_text("evaluation__pattern_count"), params=params).fetchall()[0][0]

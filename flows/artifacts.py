@@ -10,7 +10,7 @@ from uuid import UUID
 import duckdb
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
-from gopat.effects.warehouse.layout import Layout
+from gopat.effects.warehouse.layout import Layout, table_files
 from gopat.transforms.analytics.loader import sql_text
 
 SUMMARY_KEY = "gopat-build-summary"
@@ -49,15 +49,16 @@ def summary_markdown(manifest: Mapping[str, Any], *, published: bool) -> str:
 def top_patterns(release_dir: Path, *, per_family: int = TOP_PER_FAMILY, symmetry: int = 8) -> list[dict[str, Any]]:
     """The most chosen canonical patterns of each family (ties: more occurrences, then smaller key).
 
-    One top-N query per family, which DuckDB answers with a small heap, not a sort of the table.
+    One top-N query per family, which DuckDB answers with a small heap, not a sort of the table (the files of the
+    partitioned table, docs/releases.md#release-folder).
     """
-    path = str(release_dir / "pattern_stats.parquet")
+    paths = [str(path) for path in table_files(release_dir)["pattern_stats"]]
     with duckdb.connect() as con:
-        distinct = con.execute("SELECT DISTINCT family FROM read_parquet(?) ORDER BY 1", [path]).fetchall()
+        distinct = con.execute("SELECT DISTINCT family FROM read_parquet(?) ORDER BY 1", [paths]).fetchall()
         families = [family for (family,) in distinct]
         result: list[dict[str, Any]] = []
         for family in families:
-            rows = con.execute(sql_text("pattern_stats__top"), [path, family, symmetry, per_family])
+            rows = con.execute(sql_text("pattern_stats__top"), [paths, family, symmetry, per_family])
             names = [column[0] for column in rows.description]
             result += [dict(zip(names, row, strict=True)) for row in rows.fetchall()]
     return result

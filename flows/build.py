@@ -22,7 +22,8 @@ from prefect import Task, flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import PrefectFuture
 
-from gopat.effects.warehouse.fetch import Fetched, check_sources, sha256_file
+from gopat.effects.warehouse.fetch import Fetched, check_sources
+from gopat.effects.warehouse.files import tree_digest
 from gopat.effects.warehouse.layout import (
     Layout,
     code_version,
@@ -301,7 +302,8 @@ def _build_and_publish(
             con, stage, plan, run, ingest=ingest, manifest_now=manifest_now, timings=timings
         )
         version = next_version(plan.layout, plan.content)
-        run_entry = {"version": version, "sha256": sha256_file(patterns.run), "bytes": patterns.run.stat().st_size}
+        digest, size = tree_digest(patterns.run)
+        run_entry = {"version": version, "sha256": digest, "bytes": size}
         manifest["state"] = {"runs": [*([] if patterns.base else plan.previous_runs), run_entry]}
         manifest["row_counts"] = {t: count_rows(con, t) for t in PUBLISHED}
         manifest["expectations"] = {table: expectations[table] for table in PUBLISHED}
@@ -332,9 +334,9 @@ def _tables_and_suites(
                            wait_for=[game_analytics])
         with _timed(timings, "aggregate"):
             patterns = pattern_stats_file(
-                con, stage, previous=plan.previous,
-                previous_runs=[plan.layout.state_file(entry["version"]) for entry in plan.previous_runs],
-                min_occurrence=plan.config["min_occurrence"], show=run.show,
+                con, stage, families=plan.config["families"], previous=plan.previous,
+                previous_runs=[plan.layout.state_dir(entry["version"]) for entry in plan.previous_runs],
+                min_occurrence=plan.config["min_occurrence"], workers=run.workers, runner=run.runner, show=run.show,
             )
             build_pattern_tail(con, left_out=patterns.tail, min_occurrence=plan.config["min_occurrence"])
         fault_point("aggregate")

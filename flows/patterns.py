@@ -1,5 +1,6 @@
-"""The build's pattern tasks: extract counts and chosen events in shards, sum the counts into the build state and
-pattern_stats, write the events as move_patterns, and merge both with a previous release."""
+"""The build's pattern tasks: extract counts and chosen events in shards, sum the counts in parts on the build's
+runner into the build state's run and pattern_stats' part files, and write the events as move_patterns (merged with
+a previous release's in an incremental build)."""
 
 from __future__ import annotations
 
@@ -13,28 +14,24 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from gopat.effects.parquet import (
-    Tail,
-    merge_move_patterns,
-    merge_pattern_counts,
-    pattern_counts_writer,
-    write_move_patterns,
-)
+from gopat.effects.parquet import merge_move_patterns, write_move_patterns
+from gopat.effects.pattern_parts import Part, sum_part
 from gopat.effects.warehouse.lock import fault_point
 from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
-from gopat.flows.shards import extract_shard, shard_executor
+from gopat.flows.shards import SYMMETRIES, extract_shard, shard_executor
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.games.packed import GameMoves
 
-SUM_ROWS_PER_QUERY = 4_000_000  # shard rows summed (and keys described) per part: bounded memory
-SAMPLE_SHARDS = 4  # shards whose keys give the parts' key ranges
-STATE_FILE = "pattern_counts.parquet"  # the build's complete counts in its stage (docs/releases.md#build-state)
-NEW_COUNTS_FILE = "pattern_counts_new.parquet"  # an incremental build's counts of its new games, in its stage
+PART_KEYS = 2_000_000  # keys of the complete counts in a part, about: its sum and files fit a worker's memory
+SAMPLE_MODULUS = 64  # the keys whose hash is 0 modulo this cut the parts (pattern_parts.sql)
+STATE_DIR = "pattern_counts"  # the build's complete counts (a base run) in its stage (docs/releases.md#build-state)
+NEW_COUNTS_DIR = "pattern_counts_new"  # an incremental build's counts of its new games (a delta run), in its stage
 # An incremental build merges the state's runs into one new base run when its delta runs, the new games' counts
 # included, would outgrow this share of the base run's bytes (docs/releases.md#build-state).
 STATE_DELTA_SHARE = 0.25
@@ -42,12 +39,13 @@ STATE_DELTA_SHARE = 0.25
 
 @dataclass(frozen=True, slots=True)
 class PatternFiles:
-    """What pattern_stats_file wrote: pattern_stats, the build state's run this build adds, and the tail's tallies."""
+    """What pattern_stats_file wrote: pattern_stats' part files, the build state's run this build adds (a folder of
+    part files), and the tallies of the keys pattern_stats leaves out."""
 
     published: Path
     run: Path  # a base run, the complete counts (a full build, or the runs merged), or the new games' counts
     base: bool  # whether `run` is a base run, which replaces the previous runs, or follows them
-    tail: pa.Table  # effects/parquet.py Tail.table
+    tail: pa.Table  # family, symmetry, keys, occurrence, chosen (transforms/analytics/tail.py)
 
 
 @task(cache_policy=NO_CACHE)
@@ -97,58 +95,59 @@ def extract_shards(
 
 
 @task(cache_policy=NO_CACHE)
-def aggregate_patterns(
-    con: duckdb.DuckDBPyConnection, stage: Path, *, state: Path, published: Path | None,
-    min_occurrence: Mapping[str, int], show: str,
+def sum_parts(
+    parts: Sequence[Part], inputs: Sequence[Sequence[Path]], *, state: Path | None, published: Path | None,
+    min_occurrence: Mapping[str, int], workers: int, runner: str, show: str,
 ) -> pa.Table:
-    """Sum the shards' canonical counts in DuckDB into Parquet file `state` (the complete counts) and, if `published`
-    is given, write the rows of pattern_stats kept by `min_occurrence` to it, described; returns the tallies of the
-    rows left out (effects/parquet.py Tail.table).
+    """Sum each of `parts` from its Parquet files `inputs[i]` and write its file of the state run folder `state` and
+    of the pattern_stats folder `published` (each if given), as tasks on the build's runner (effects/pattern_parts.py);
+    returns the tallies of the keys pattern_stats leaves out per family and symmetry.
 
-    Each family and symmetry is summed in key ranges of about SUM_ROWS_PER_QUERY shard rows (cut at
-    approximate quantiles of the keys), in key order, so neither the sum nor the files need more
-    memory than one range, and the tables come out sorted without a global sort. Each range is
-    written on a thread while DuckDB sums the next one, in row groups that do not depend on the
-    ranges (effects/parquet.py pattern_counts_writer).
+    Parts are independent: on this machine two run at once, each in its own process and DuckDB.
     """
-    shards = sorted((stage / "patterns").glob("*.parquet"))  # extract_shards writes one at least
-    view(con, "pattern_shards", shards)
-    view(con, "pattern_shards_sample", shards[:: -(-len(shards) // SAMPLE_SHARDS)])
-    counts = con.execute("SELECT family, symmetry, count(*) FROM pattern_shards GROUP BY ALL ORDER BY ALL").fetchall()
-    parts = [(family, symmetry, bounds) for family, symmetry, rows in counts
-             for bounds in _key_ranges(con, family, symmetry, -(-rows // SUM_ROWS_PER_QUERY))]
-    tail = Tail()
-    with (
-        progress(show, "pattern_stats", len(parts)) as advance,
-        pattern_counts_writer(state, published=published, min_occurrence=min_occurrence, tail=tail) as write,
-    ):
-        for family, symmetry, (lo, hi) in parts:
-            con.execute(
-                "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
-                [family, symmetry, lo, hi],
-            )
-            write((family, symmetry), con.sql(sql_text("pattern_counts")).to_arrow_table())
-            advance(f"{family} {symmetry}")
-    return tail.table()
+    calls = [
+        functools.partial(sum_part, part, files, state=state / part.file if state else None,
+                          published=published / part.file if published else None,
+                          min_occurrence=min_occurrence[part.family])
+        for part, files in zip(parts, inputs, strict=True)
+    ]
+    left: dict[tuple[str, int], tuple[int, int, int]] = {}
+    with (shard_executor(workers=workers, runner=runner) as pool,
+          progress(show, "pattern_stats" if published else "pattern counts", len(calls)) as advance):
+        for part, out in zip(parts, pool.results(calls), strict=True):
+            keys, occurrence, chosen = left.get((part.family, part.symmetry), (0, 0, 0))
+            left[part.family, part.symmetry] = (keys + out.keys, occurrence + out.occurrence, chosen + out.chosen)
+            advance(f"{part.family} {part.symmetry}")
+    return pa.table({
+        "family": pa.array([family for family, _ in left], type=pa.string()),
+        "symmetry": pa.array([symmetry for _, symmetry in left], type=pa.int32()),
+        **{name: pa.array([sums[i] for sums in left.values()], type=pa.int64())
+           for i, name in enumerate(("keys", "occurrence", "chosen"))},
+    })
 
 
-@task(cache_policy=NO_CACHE)
-def merge_state(
-    runs: Sequence[Path], *, state: Path | None, published: Path, min_occurrence: Mapping[str, int], show: str
-) -> pa.Table:
-    """Write the rows of pattern_stats that the sum of the build state's `runs` (the previous runs, base first, then
-    the new games' counts) gives to `published` and, if `state` is given, that sum (a new base run) to `state`;
-    returns the tallies of the rows left out.
+def plan_parts(con: duckdb.DuckDBPyConnection, sources: Sequence[Path], *, families: Sequence[str]) -> list[Part]:
+    """The parts of the complete counts of `families` whose keys are in Parquet files `sources` (the build's shards
+    and, in an incremental build, the previous state runs' files), in table order.
 
-    Every run is sorted by family, symmetry and key (as aggregate_patterns writes them); they are
-    merged in one pass, a row group at a time (effects/parquet.py merge_pattern_counts), so memory
-    holds a few row groups a run whatever the corpus size; a key whose combined count reaches its
-    family's threshold is published exactly as a full build publishes it.
+    Each family and symmetry is cut into key ranges of about PART_KEYS keys at a sample of its
+    distinct keys that depends on the key set only (pattern_parts.sql): a full and an incremental
+    build over the same games cut the same parts, whatever the shards and the number of workers, so
+    they write the same files.
     """
-    tail = Tail()
-    with pattern_counts_writer(state, published=published, min_occurrence=min_occurrence, tail=tail) as write:
-        merge_pattern_counts(runs, write, progress=functools.partial(progress, show, "pattern_stats merge"))
-    return tail.table()
+    con.read_parquet([str(path) for path in sources], union_by_name=True).create_view("pattern_keys", replace=True)
+    con.execute("SET VARIABLE sample_modulus = ?", [SAMPLE_MODULUS])
+    sample = con.sql(sql_text("pattern_parts")).to_arrow_table()
+    parts = []
+    for family in sorted(families):
+        for symmetry in SYMMETRIES:
+            keys = sample.filter(pc.and_(pc.equal(sample["family"], family),
+                                         pc.equal(sample["symmetry"], symmetry)))["key"].to_numpy()
+            count = max(1, -(-len(keys) * SAMPLE_MODULUS // PART_KEYS))
+            bounds: list[int | None] = [None, *(int(keys[len(keys) * i // count]) for i in range(1, count)), None]
+            ranges = itertools.pairwise(bounds)
+            parts += [Part(family, symmetry, index, lo, hi) for index, (lo, hi) in enumerate(ranges)]
+    return parts
 
 
 @task(cache_policy=NO_CACHE)
@@ -192,65 +191,60 @@ def _memory_returned(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         con.execute("RESET allocator_background_threads")
 
 
-def _key_ranges(
-    con: duckdb.DuckDBPyConnection, family: str, symmetry: int, parts: int
-) -> list[tuple[int | None, int | None]]:
-    """`parts` consecutive [lo, hi) ranges (None: unbounded) of one family's and symmetry's shard keys.
-
-    Cut at quantiles of the keys of a few shards spread over the corpus (view pattern_shards_sample):
-    every shard counts the patterns of its own games, and the ranges need only be about even.
-    """
-    if parts <= 1:
-        return [(None, None)]
-    row = con.execute(
-        "SELECT approx_quantile(key, ?::FLOAT[]) FROM pattern_shards_sample WHERE family = ? AND symmetry = ?",
-        [[i / parts for i in range(1, parts)], family, symmetry],
-    ).fetchone()
-    assert row is not None  # an aggregate has one row
-    bounds: list[int | None] = [None, *sorted(set(row[0])), None]
-    return list(itertools.pairwise(bounds))
-
-
 def pattern_stats_file(
-    con: duckdb.DuckDBPyConnection, stage: Path, *, previous: Path | None, previous_runs: Sequence[Path],
-    min_occurrence: Mapping[str, int], show: str,
+    con: duckdb.DuckDBPyConnection, stage: Path, *, families: Sequence[str], previous: Path | None,
+    previous_runs: Sequence[Path], min_occurrence: Mapping[str, int], workers: int, runner: str, show: str,
 ) -> PatternFiles:
-    """Write the release's pattern_stats file and the build state's new run from the shards in `stage`, and create
-    the views the suites read.
+    """Write the release's pattern_stats part files and the build state's new run from the shards in `stage`, and
+    create the views the suites read.
 
-    A full build aggregates the shards into the complete counts, its state's one run. An incremental
-    one (`previous`: the release it extends, `previous_runs`: its state's runs, base first) aggregates
-    the new games' shards and merges them with the previous runs into pattern_stats; the new games'
-    counts become the state's next run, or, once the delta runs would outgrow STATE_DELTA_SHARE of the
-    base, the merged counts are written as the state's one new base run. So an add writes the counts
-    of its games, and the whole state only every so often (docs/releases.md#build-state).
+    A full build sums the shards into the complete counts, its state's one run. An incremental one
+    (`previous`: the release it extends, `previous_runs`: its state's run folders, base first) sums
+    the new games' shards into a delta run, then the runs into pattern_stats; once the delta runs
+    would outgrow STATE_DELTA_SHARE of the base, the same pass writes the complete counts as the
+    state's one new base run. So an add writes the counts of its games, and the whole state only
+    every so often (docs/releases.md#build-state).
 
     The views are pattern_stats, pattern_counts (the complete counts, when written) and, in an
-    incremental build, pattern_counts_new, pattern_counts_previous (the previous runs, one after
-    the other) and the previous release's pattern_stats_previous and pattern_tail_previous.
+    incremental build, pattern_counts_new, pattern_counts_previous (the previous runs) and the
+    previous release's pattern_stats_previous and pattern_tail_previous.
     """
-    out = stage / "pattern_stats.parquet"
+    shards = sorted((stage / "patterns").glob("*.parquet"))  # extract_shards writes one at least
+    previous_files = [path for run in previous_runs for path in part_files(run)]
+    parts = plan_parts(con, [*shards, *previous_files], families=families)
+    on_runner = functools.partial(sum_parts, min_occurrence=min_occurrence, workers=workers, runner=runner, show=show)
+    published, state = stage / "pattern_stats", stage / STATE_DIR
     if previous is None:
-        state = stage / STATE_FILE
-        tail = aggregate_patterns(con, stage, state=state, published=out, min_occurrence=min_occurrence, show=show)
-        files = PatternFiles(published=out, run=state, base=True, tail=tail)
+        tail = on_runner(parts, [shards] * len(parts), state=state, published=published)
+        files = PatternFiles(published=published, run=state, base=True, tail=tail)
     else:
-        new = stage / NEW_COUNTS_FILE
-        _ = aggregate_patterns(con, stage, state=new, published=None, min_occurrence=min_occurrence, show=show)
+        new = stage / NEW_COUNTS_DIR
+        _ = on_runner(parts, [shards] * len(parts), state=new, published=None)
         runs = [*previous_runs, new]
-        compacted = sum(path.stat().st_size for path in runs[1:]) > STATE_DELTA_SHARE * runs[0].stat().st_size
-        state = stage / STATE_FILE
-        tail = merge_state(runs, state=state if compacted else None, published=out, min_occurrence=min_occurrence,
-                           show=show)
-        files = PatternFiles(published=out, run=state if compacted else new, base=compacted, tail=tail)
-        view(con, "pattern_counts_previous", previous_runs)
-        view(con, "pattern_counts_new", [new])
-        view(con, "pattern_stats_previous", [previous / "pattern_stats.parquet"])
+        compacted = sum(map(_bytes, runs[1:])) > STATE_DELTA_SHARE * _bytes(runs[0])
+        tail = on_runner(parts, [[path for run in runs for path in part_files(run, part)] for part in parts],
+                         state=state if compacted else None, published=published)
+        files = PatternFiles(published=published, run=state if compacted else new, base=compacted, tail=tail)
+        view(con, "pattern_counts_previous", previous_files)
+        view(con, "pattern_counts_new", part_files(new))
+        view(con, "pattern_stats_previous", part_files(previous / "pattern_stats"))
         view(con, "pattern_tail_previous", [previous / "pattern_tail.parquet"])
-    view(con, "pattern_stats", [out])
+    view(con, "pattern_stats", part_files(published))
     if files.base:
-        view(con, "pattern_counts", [files.run])
+        view(con, "pattern_counts", part_files(files.run))
     return files
+
+
+def part_files(folder: Path, part: Part | None = None) -> list[Path]:
+    """The part files of a partitioned table or state run `folder`, in table order; only those of `part`'s family and
+    symmetry if given."""
+    if part is not None:
+        folder = folder / Path(part.file).parent
+    return sorted(folder.rglob("*.parquet"))
+
+
+def _bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in part_files(folder))
 
 
 def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path]) -> None:

@@ -86,7 +86,8 @@ def show_release(args: argparse.Namespace) -> int:
     print("  files:")
     rows = manifest.get("row_counts", {})
     for name, entry in sorted(manifest.get("files", {}).items()):
-        count = rows.get(Path(name).stem) if name.endswith(".parquet") else None
+        # a table's rows by its one file; a partitioned table's files have none each (docs/releases.md#release-folder)
+        count = rows.get(name.removesuffix(".parquet")) if name.endswith(".parquet") and "/" not in name else None
         print(f"    {name:<34} {entry['bytes']:>12} bytes  {'' if count is None else f'{count} rows  '}"
               f"sha256 {entry['sha256']}")
     results = manifest.get("expectations", {})

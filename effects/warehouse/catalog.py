@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 
 from gopat.effects.warehouse.files import identifier, quote, remove
-from gopat.effects.warehouse.layout import Layout, current_version, readable, schema_name, versions
+from gopat.effects.warehouse.layout import Layout, current_version, manifest_tables, readable, schema_name, versions
 from gopat.transforms.analytics.loader import sql_text
 
 CATALOG_STORAGE = "v1.2.0"
@@ -25,8 +25,9 @@ def refresh_catalog(layout: Layout) -> None:
 def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
     """A new catalog in a hidden file: schema v<N> per kept release, `current`, and a `releases` table.
 
-    Views read the releases' Parquet by absolute path, so the catalog works from any working
-    directory; it is written with storage version v1.2.0 so the duckdb 1.x shell can open it.
+    One view per table (a partitioned table's view reads all its files). Views read the releases'
+    Parquet by absolute path, so the catalog works from any working directory; it is written with
+    storage version v1.2.0 so the duckdb 1.x shell can open it.
     """
     tmp = layout.catalog.with_name(f".catalog-{os.getpid()}.duckdb")
     remove(tmp)
@@ -36,19 +37,21 @@ def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
         con.execute(sql_text("catalog__releases"))
         for version, manifest in readable(layout, kept):
             folder = layout.release_dir(version).resolve()
-            parquet = sorted(name for name in manifest.get("files", {}) if name.endswith(".parquet"))
+            tables = manifest_tables(manifest.get("files", {}))
             con.execute(
                 "INSERT INTO catalog.main.releases VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [version, int(version[:4]), manifest.get("created"), manifest.get("ingest", {}).get("games"),
-                 len(parquet), version == current, str(folder)],
+                 len(tables), version == current, str(folder)],
             )
             for schema in [schema_name(version)] + (["current"] if version == current else []):
                 con.execute(f"CREATE SCHEMA IF NOT EXISTS catalog.{identifier(schema)}")
-                for name in parquet:
-                    # a view's definition takes no bind parameter: the path is a quoted literal
+                for table, names in tables.items():
+                    # a view's definition takes no bind parameter: the paths are quoted literals, a partitioned
+                    # table's files in order (docs/releases.md#release-folder)
+                    paths = ", ".join(quote(folder / name) for name in names)
                     con.execute(
-                        f"CREATE OR REPLACE VIEW catalog.{identifier(schema)}.{identifier(Path(name).stem)} AS "
-                        f"SELECT * FROM read_parquet({quote(folder / name)})"
+                        f"CREATE OR REPLACE VIEW catalog.{identifier(schema)}.{identifier(table)} AS "
+                        f"SELECT * FROM read_parquet([{paths}])"
                     )
         con.execute("DETACH catalog")
         with tmp.open("rb") as fh:

@@ -1,11 +1,15 @@
-"""Durable file operations of the warehouse: removal by rename, fsync of files and folders; names and paths in SQL."""
+"""Durable file operations of the warehouse: removal by rename, fsync of files and folders, digests of folders;
+names and paths in SQL."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 from pathlib import Path
+
+from gopat.effects.warehouse.fetch import sha256_file
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -58,3 +62,25 @@ def fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def tree_files(folder: Path) -> list[Path]:
+    """Every file under ``folder``, sorted by its path relative to ``folder`` (as posix text)."""
+    return sorted((path for path in folder.rglob("*") if path.is_file()), key=lambda path: _relative(path, folder))
+
+
+def tree_digest(folder: Path) -> tuple[str, int]:
+    """The sha256 (hex) of a folder's files and their total bytes: a build state run's ``sha256`` and ``bytes``.
+
+    The digest is over ``<relative path>\\0<file sha256>\\n`` of every file, in `tree_files` order, so it depends
+    on the files' names and bytes only, not on their times (docs/releases.md#build-state).
+    """
+    digest, total = hashlib.sha256(), 0
+    for path in tree_files(folder):
+        digest.update(f"{_relative(path, folder)}\0{sha256_file(path)}\n".encode())
+        total += path.stat().st_size
+    return digest.hexdigest(), total
+
+
+def _relative(path: Path, folder: Path) -> str:
+    return path.relative_to(folder).as_posix()

@@ -6,11 +6,13 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from gopat.effects.warehouse.files import tree_files
 
 CODE_DIRS = ("transforms", "flows", "expectations", "effects", "cli")
 REPO = Path(__file__).resolve().parents[2]
@@ -47,9 +49,9 @@ class Layout:
         """The build state: each release's complete pattern counts (docs/releases.md#build-state)."""
         return self.root / "state"
 
-    def state_file(self, version: str) -> Path:
-        """The build state's run written by the build of release `version`."""
-        return self.state / f"{version}.parquet"
+    def state_dir(self, version: str) -> Path:
+        """The build state's run written by the build of release `version`: a folder of Parquet files."""
+        return self.state / version
 
     @property
     def current_file(self) -> Path:
@@ -121,9 +123,30 @@ def read_manifest(layout: Layout, version: str) -> Manifest:
 
 
 def state_runs(manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The runs of a release's build state, base first: the version whose build wrote each (its file is
-    Layout.state_file(version)), its sha256 and bytes (docs/releases.md#build-state)."""
+    """The runs of a release's build state, base first: the version whose build wrote each (its folder is
+    Layout.state_dir(version)), the `tree_digest` of that folder: sha256 and bytes (docs/releases.md#build-state)."""
     return list((manifest.get("state") or {}).get("runs", []))
+
+
+def table_files(folder: Path) -> dict[str, list[Path]]:
+    """The tables of a release folder and their Parquet files, by table name (docs/releases.md#release-folder).
+
+    `<name>.parquet` in the folder is table `name`; a subfolder with Parquet files at any depth is a partitioned
+    table named after it, whose rows are its files' rows in the order of their relative paths (`datadocs/` has none).
+    """
+    tables = {path.stem: [path] for path in folder.glob("*.parquet") if path.is_file()}
+    for sub in (path for path in folder.iterdir() if path.is_dir()):
+        if parts := [path for path in tree_files(sub) if path.suffix == ".parquet"]:
+            tables[sub.name] = parts
+    return dict(sorted(tables.items()))
+
+
+def manifest_tables(names: Iterable[str]) -> dict[str, list[str]]:
+    """The tables of a manifest's `files` names and their Parquet files, grouped and ordered as `table_files` does."""
+    tables: dict[str, list[str]] = {}
+    for name in sorted(name for name in names if name.endswith(".parquet")):
+        tables.setdefault(name.split("/", 1)[0].removesuffix(".parquet"), []).append(name)
+    return dict(sorted(tables.items()))
 
 
 def readable(layout: Layout, names: Sequence[str]) -> list[tuple[str, Manifest]]:

@@ -7,11 +7,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from gopat.effects.warehouse.fetch import Fetched, sha256_file
-from gopat.effects.warehouse.layout import Layout, created_now, read_manifest, state_runs
+from gopat.effects.warehouse.fetch import Fetched
+from gopat.effects.warehouse.files import tree_digest, tree_files
+from gopat.effects.warehouse.layout import Layout, created_now, manifest_tables, read_manifest, state_runs
 from gopat.transforms.patterns.families import min_occurrence as thresholds
 
-INCREMENTAL_TABLES = (  # the files an incremental build reads
+INCREMENTAL_TABLES = (  # the tables whose files an incremental build reads
     "games", "moves", "setups", "rejects", "move_patterns", "pattern_stats", "pattern_tail",
 )
 
@@ -145,11 +146,7 @@ def full_build_reason(
     """
     given = source_entries(fetched)
     built = manifest.get("sources", [])
-    folder = layout.release_dir(current)
-    damaged = [
-        path.name for path in (folder / f"{table}.parquet" for table in INCREMENTAL_TABLES)
-        if not path.is_file() or path.stat().st_size != manifest.get("files", {}).get(path.name, {}).get("bytes")
-    ]
+    damaged = _damaged_files(layout.release_dir(current), manifest.get("files", {}))
     reasons: dict[str, Callable[[], bool]] = {  # in order, the first that holds; the state is hashed last
         "was built by other code": lambda: manifest.get("code_version") != code,
         "has another config": lambda: _but_thresholds(manifest.get("config")) != _but_thresholds(config),
@@ -162,22 +159,37 @@ def full_build_reason(
     return next((reason for reason, holds in reasons.items() if holds()), None)
 
 
+def _damaged_files(folder: Path, files: Mapping[str, Any]) -> list[str]:
+    """The files of the INCREMENTAL_TABLES that are missing from release `folder` or not of the size `files` (its
+    manifest's) records: every file of a partitioned table (docs/releases.md#release-folder); a table without a
+    listed file is named as `<table> (no file)`."""
+    tables = manifest_tables(files)
+    return [
+        name for table in INCREMENTAL_TABLES for name in tables.get(table, [f"{table} (no file)"])
+        if not (path := folder / name).is_file() or path.stat().st_size != files.get(name, {}).get("bytes")
+    ]
+
+
 def _but_thresholds(config: Mapping[str, Any] | None) -> dict[str, Any]:
     """A build config without its publication thresholds (`min_occurrence`)."""
     return {key: value for key, value in (config or {}).items() if key != "min_occurrence"}
 
 
 def _state_kept(layout: Layout, manifest: Mapping[str, Any]) -> bool:
-    """Whether every run of a release's build state is in `layout` with the size and sha256 its manifest records.
+    """Whether every run of a release's build state is in `layout` with the bytes and sha256 its manifest records.
 
-    The runs are hashed, not only sized: an incremental build's suite checks the new games' counts
-    and the sums, not every previous count again (expectations/pattern_stats.py).
+    A run is a folder, checked by its `tree_digest` (docs/releases.md#build-state): the sizes of every run
+    first, then the hashes. The runs are hashed, not only sized: an incremental build's suite checks the new
+    games' counts and the sums, not every previous count again (expectations/pattern_stats.py).
     """
-    runs = state_runs(manifest)
-    return bool(runs) and all(
-        (path := layout.state_file(run["version"])).is_file() and path.stat().st_size == run.get("bytes")
-        and sha256_file(path) == run.get("sha256")
-        for run in runs
+    runs = [(layout.state_dir(run["version"]), run) for run in state_runs(manifest)]
+    return (
+        bool(runs)
+        and all(
+            folder.is_dir() and sum(path.stat().st_size for path in tree_files(folder)) == run.get("bytes")
+            for folder, run in runs
+        )
+        and all(tree_digest(folder)[0] == run.get("sha256") for folder, run in runs)
     )
 
 

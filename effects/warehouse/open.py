@@ -1,4 +1,4 @@
-"""Opening a published release for reading: one DuckDB view per Parquet table (docs/releases.md)."""
+"""Opening a published release for reading: one DuckDB view per table (docs/releases.md)."""
 
 from __future__ import annotations
 
@@ -7,26 +7,28 @@ from pathlib import Path
 
 import duckdb
 
-from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
+from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def open_release(warehouse: Path, release: str | None = None) -> tuple[duckdb.DuckDBPyConnection, str]:
-    """An in-memory DuckDB with one view per Parquet table of `release` (default: the current one), and its version.
+    """An in-memory DuckDB with one view per table of `release` (default: the current one), and its version.
 
-    The views are made from relations (`con.read_parquet(path)`), so a path is a bound value, never SQL text; view
-    names are the files' stems, checked to be plain identifiers.
+    The views are made from relations (`con.read_parquet(paths)`, a partitioned table's files in order,
+    docs/releases.md#release-folder), so a path is a bound value, never SQL text; view names are the tables' names,
+    checked to be plain identifiers.
     """
     layout = Layout(Path(warehouse))
     version = release or current_version(layout)
     if version is None:
         raise ValueError(f"no release in {layout.releases}; run `gopat build` first")
     read_manifest(layout, version)  # raises when the release is not there
+    folder = layout.release_dir(version)
     con = duckdb.connect()
-    for parquet in sorted(layout.release_dir(version).glob("*.parquet")):
-        if not _IDENTIFIER.fullmatch(parquet.stem):
+    for table, files in table_files(folder).items():
+        if not _IDENTIFIER.fullmatch(table):
             con.close()
-            raise ValueError(f"{parquet}: a table name must be an identifier")
-        con.read_parquet(str(parquet.resolve())).create_view(parquet.stem)
+            raise ValueError(f"{folder / table}: a table name must be an identifier")
+        con.read_parquet([str(path.resolve()) for path in files]).create_view(table)
     return con, version

@@ -20,8 +20,13 @@ from gopat.effects.warehouse.lock import build_lock
 from gopat.effects.warehouse.publish import commit
 from gopat.effects.warehouse.verify import verify, verify_folder
 
-PACK_MEMBER_RE = re.compile(r"(\d{4}-[0-9a-f]{12})/(manifest\.json|[a-z0-9_]+\.parquet|datadocs/[a-z0-9_-]+\.html)")
-PACK_FOLDER_RE = re.compile(r"\d{4}-[0-9a-f]{12}(/datadocs)?/?")
+# a release's file names (docs/releases.md#release-folder): a table's file, a partitioned table's
+# `<table>/<family>/<symmetry, 2 digits>/<part, 4 digits>.parquet`, a Data Docs page; and the folders of those
+RELEASE_FILE_RE = re.compile(
+    r"[a-z0-9_]+\.parquet|[a-z0-9_]+/[a-z0-9]+/\d{2}/\d{4}\.parquet|datadocs/[a-z0-9_-]+\.html"
+)
+PACK_MEMBER_RE = re.compile(rf"(\d{{4}}-[0-9a-f]{{12}})/(manifest\.json|{RELEASE_FILE_RE.pattern})")
+PACK_FOLDER_RE = re.compile(r"\d{4}-[0-9a-f]{12}(/[a-z0-9_]+(/[a-z0-9]+(/\d{2})?)?)?/?")
 DOWNLOAD_RETRY_SECONDS = (0.5, 2.0)
 
 
@@ -142,7 +147,7 @@ def _unpack(archive: Path, folder: Path) -> str:
                 target = folder / match.group(2)
                 if len(versions_seen) > 1 or target.exists():
                     raise PackError(f"{archive}: more than one release or a repeated member ({member.name})")
-                target.parent.mkdir(exist_ok=True)
+                target.parent.mkdir(parents=True, exist_ok=True)  # inside `folder`: no name part is `..`
                 src = tar.extractfile(member)
                 if src is None:  # not reached: member.isfile() was checked above
                     raise PackError(f"{archive}: unreadable member {member.name!r}")
@@ -158,4 +163,8 @@ def _unpack(archive: Path, folder: Path) -> str:
         raise PackError(f"{archive}: manifest.json is not JSON ({error})") from error
     if not isinstance(manifest, dict):
         raise PackError(f"{archive}: manifest.json is not a JSON object")
+    files = manifest.get("files")
+    unsafe = [name for name in files if not RELEASE_FILE_RE.fullmatch(name)] if isinstance(files, dict) else []
+    if unsafe:  # checked against the folder, such a name could point outside it
+        raise PackError(f"{archive}: manifest.json lists files a release cannot hold: {', '.join(map(repr, unsafe))}")
     return versions_seen.pop()

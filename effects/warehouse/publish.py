@@ -1,9 +1,10 @@
 """Publishing a release: its files, `CURRENT` (the commit point), the catalog and retention, atomically.
 
 A warehouse's releases change only under the build lock, in this order: the release's files go to a
-hidden temporary folder that is renamed to ``releases/<version>/``; the new catalog is written to a
-temporary file; ``CURRENT`` is replaced by rename (the commit point); the catalog is renamed into
-place; releases beyond the retention count are renamed to ``.trash-*`` and deleted. A process killed
+hidden temporary folder that is renamed to ``releases/<version>/``; the build state's new run is moved
+to ``state/<version>/``; the new catalog is written to a temporary file; ``CURRENT`` is replaced by
+rename (the commit point); the catalog is renamed into place; releases beyond the retention count are
+renamed to ``.trash-*`` and deleted, and so are the state runs no kept release lists. A process killed
 at any point leaves the previous release current and only hidden leftovers, which `recover` (run
 whenever the lock is taken) removes, also rebuilding a catalog that does not match the disk.
 """
@@ -21,7 +22,7 @@ import duckdb
 from gopat.effects.report.datadocs import write_datadocs
 from gopat.effects.warehouse.catalog import write_catalog
 from gopat.effects.warehouse.fetch import sha256_file
-from gopat.effects.warehouse.files import fsync_dir, fsync_tree, identifier, remove
+from gopat.effects.warehouse.files import fsync_dir, fsync_tree, identifier, remove, tree_files
 from gopat.effects.warehouse.layout import Layout, Manifest, current_version, readable, state_runs, versions
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.verify import verify
@@ -46,8 +47,9 @@ def publish(
     call created, so the previous release stays current; a release of the same version left by a
     killed build is reused if it verifies. Disk errors raise OSError. `staged` maps tables already
     written as Parquet under the warehouse (the build writes pattern_stats while it sums it) to
-    their files, which are hard-linked into the release instead of exported again. `state` (the
-    build state's run this build wrote, docs/releases.md#build-state) is moved to state/<version>.parquet
+    their file, or to the folder of a partitioned table's files, which are hard-linked into the
+    release instead of exported again (docs/releases.md#release-folder). `state` (the folder of the
+    build state's run this build wrote, docs/releases.md#build-state) is moved to state/<version>/
     before CURRENT switches; a run that no kept release's state lists (of releases deleted by `keep`,
     or left by a build killed before CURRENT switched) is deleted.
     """
@@ -61,19 +63,39 @@ def publish(
             remove(final)
         _write_release(layout, con, version=version, tables=tables, manifest=manifest, staged=staged or {})
     if state is not None:
-        layout.state.mkdir(exist_ok=True)
-        os.replace(state, layout.state_file(version))
-        fsync_dir(layout.state)
+        _move_state(layout, state, version)
     known = versions(layout)
     kept = known if keep is None else sorted(set(known[-keep:]) | {version})
     commit(layout, kept=kept, current=version, rollback=final if created else None)
     for old in sorted(set(known) - set(kept)):
         remove(layout.release_dir(old))
     listed = {run["version"] for _, kept_manifest in readable(layout, kept) for run in state_runs(kept_manifest)}
-    for path in sorted(layout.state.glob("*.parquet")):  # of releases deleted, or of a build killed before CURRENT
-        if path.stem not in listed:
-            remove(path)
+    for path in _unlisted_runs(layout, listed):  # of releases deleted, or of a build killed before CURRENT
+        remove(path)
     return final
+
+
+def _move_state(layout: Layout, state: Path, version: str) -> None:
+    """Move the run folder `state`, fsynced, to state/<version>/ (docs/releases.md#publish-order, step 2).
+
+    A folder already there is the run of a build of the same version killed before CURRENT switched: no kept
+    release lists it, so it is replaced.
+    """
+    layout.state.mkdir(exist_ok=True)
+    fsync_tree(state)
+    remove(layout.state_dir(version))
+    os.replace(state, layout.state_dir(version))
+    fsync_dir(layout.state)
+
+
+def _unlisted_runs(layout: Layout, listed: set[str]) -> list[Path]:
+    """The entries of state/ holding a run that is not `listed`: run folders (and the trash of removed ones) and
+    run files `state/<version>.parquet` of an older version of the product; anything else is left alone."""
+    entries = sorted(layout.state.iterdir()) if layout.state.is_dir() else []
+    return [
+        path for path in entries
+        if (path.is_dir() and path.name not in listed) or (path.suffix == ".parquet" and path.stem not in listed)
+    ]
 
 
 def set_current(layout: Layout, version: str) -> None:
@@ -107,18 +129,12 @@ def _write_release(
     try:
         files: dict[str, FileEntry] = {}
         for index, table in enumerate(tables):
-            path = tmp / f"{table}.parquet"
             try:
-                if table in staged:
-                    os.link(staged[table], path)
-                else:
-                    con.execute(
-                        f"COPY {identifier(table)} TO ? (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)",
-                        [str(path)],
-                    )
+                written = _link_staged(staged[table], tmp, table) if table in staged else _export(con, tmp, table)
             except duckdb.IOException as error:
                 raise OSError(f"writing {table} of release {version}: {error}") from error
-            files[path.name] = _file_entry(path)
+            for path in written:
+                files[path.relative_to(tmp).as_posix()] = _file_entry(path)
             if index == len(tables) // 2:
                 fault_point("publish")
         for path in write_datadocs({**manifest, "version": version}, tmp / "datadocs"):
@@ -131,6 +147,37 @@ def _write_release(
     except BaseException:
         remove(tmp)
         raise
+
+
+def _export(con: duckdb.DuckDBPyConnection, folder: Path, table: str) -> list[Path]:
+    """Write `table` of `con` as `<table>.parquet` in `folder`; returns that file."""
+    path = folder / f"{table}.parquet"
+    con.execute(
+        f"COPY {identifier(table)} TO ? (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)", [str(path)]
+    )
+    return [path]
+
+
+def _link_staged(staged: Path, folder: Path, table: str) -> list[Path]:
+    """Hard-link a staged table into release `folder`; returns the files made there.
+
+    A file becomes `<table>.parquet`; a folder is a partitioned table, whose every file becomes
+    `<table>/<its path in the folder>` (docs/releases.md#release-folder).
+    """
+    if not staged.is_dir():
+        path = folder / f"{identifier(table)}.parquet"
+        os.link(staged, path)
+        return [path]
+    sources = tree_files(staged)
+    if not sources:
+        raise ValueError(f"staged table {table}: {staged} holds no file")
+    linked = []
+    for source in sources:
+        path = folder / identifier(table) / source.relative_to(staged)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.link(source, path)
+        linked.append(path)
+    return linked
 
 
 def commit(layout: Layout, *, kept: list[str], current: str | None, rollback: Path | None) -> None:

@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from gopat.effects.warehouse.fetch import sha256_file
-from gopat.effects.warehouse.layout import Layout, ReleaseInfo, current_version, read_manifest, readable, versions
+from gopat.effects.warehouse.layout import (
+    Layout,
+    ReleaseInfo,
+    current_version,
+    manifest_tables,
+    read_manifest,
+    readable,
+    versions,
+)
 
 
 def verify(layout: Layout, version: str) -> list[str]:
@@ -37,8 +45,7 @@ def list_releases(layout: Layout) -> list[ReleaseInfo]:
         )
         status = "damaged" if not intact else "current" if version == current else "kept"
         games = manifest.get("ingest", {}).get("games")
-        tables = sum(name.endswith(".parquet") for name in files)
-        rows.append(ReleaseInfo(version, manifest.get("created", ""), games, tables, status))
+        rows.append(ReleaseInfo(version, manifest.get("created", ""), games, len(manifest_tables(files)), status))
     return rows
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from gopat.effects.warehouse.layout import table_files
 from tests.docs.release import tiny_release
 
 pytestmark = pytest.mark.slow
@@ -23,7 +24,7 @@ def test_threshold_table_counts_what_each_threshold_keeps(tmp_path_factory: pyte
     rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in done.stdout.splitlines()
             if line.startswith(("| sq5", "| blk4"))]
     version = (warehouse / "releases" / "CURRENT").read_text().strip()
-    stats = pl.read_parquet(warehouse / "releases" / version / "pattern_stats.parquet",
+    stats = pl.read_parquet(table_files(warehouse / "releases" / version)["pattern_stats"],
                             columns=["family", "symmetry", "occurrence", "chosen"])
     expected = []
     for family in ("sq5", "blk4"):

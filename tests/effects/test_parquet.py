@@ -1,11 +1,7 @@
-"""The incremental build's merges: move_patterns, whole games interleaved by game_id, equal a sort of all rows; the
-build state's runs summed in one pass equal a sum of all counts."""
+"""The incremental build's merge of move_patterns: whole games interleaved by game_id equal a sort of all rows."""
 
 from __future__ import annotations
 
-import contextlib
-from collections import Counter
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -14,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gopat.effects.parquet import merge_move_patterns, merge_pattern_counts
-from gopat.transforms.patterns.canonical import EVENTS_SCHEMA, PATTERN_COUNTS_SCHEMA
+from gopat.effects.parquet import merge_move_patterns
+from gopat.transforms.patterns.canonical import EVENTS_SCHEMA
 
 FAMILIES = ("d12", "dia13", "sq3")
 # game ids as the build writes them (docs/releases.md#games): hash prefix, colon, member; some share a prefix
@@ -77,62 +73,3 @@ def test_previous_row_group_of_two_families_is_refused(tmp_path: Path) -> None:
                    path)
     with pytest.raises(ValueError, match="row group 0 is not of one family"):
         list(merge_move_patterns(path, [], "d12"))
-
-
-COUNT_PARTS = (("blk4", 8), ("blk4", 16), ("sq5", 8))
-
-
-def _write_run(path: Path, counts: dict[tuple[str, int, int], tuple[int, int, int]], *, row_group_rows: int) -> Path:
-    """A run of the build state: `counts[(family, symmetry, key)] = (occurrence, chosen, result)`, sorted, a row
-    group per family and symmetry cut every `row_group_rows` rows."""
-    with pq.ParquetWriter(path, PATTERN_COUNTS_SCHEMA) as writer:
-        for family, symmetry in COUNT_PARTS:
-            rows = [{"family": family, "symmetry": symmetry, "key": key, "occurrence": occurrence, "chosen": chosen,
-                     "orbit_size": 1 + key % symmetry, "result": result}
-                    for (f, s, key), (occurrence, chosen, result) in sorted(counts.items())
-                    if (f, s) == (family, symmetry)]
-            table = pa.Table.from_pylist(rows, schema=PATTERN_COUNTS_SCHEMA)
-            for start in range(0, table.num_rows, row_group_rows):
-                writer.write_table(table.slice(start, row_group_rows), row_group_size=row_group_rows)
-    return path
-
-
-@contextlib.contextmanager
-def _no_progress(steps: int) -> Iterator[Callable[[str], None]]:
-    yield lambda note: None
-
-
-RUN = st.dictionaries(
-    st.tuples(st.sampled_from(COUNT_PARTS), st.integers(0, 60)).map(lambda part_key: (*part_key[0], part_key[1])),
-    st.tuples(st.integers(1, 9), st.integers(0, 1), st.integers(0, 15)),
-    max_size=40,
-)
-
-
-@given(runs=st.lists(RUN, min_size=1, max_size=4), row_group_rows=st.lists(st.integers(1, 9), min_size=4, max_size=4))
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-def test_runs_merged_in_one_pass_equal_a_sum_of_all_counts(
-    tmp_path: Path, runs: list[dict[tuple[str, int, int], tuple[int, int, int]]], row_group_rows: list[int]
-) -> None:
-    paths = [_write_run(tmp_path / f"run-{i}.parquet", run, row_group_rows=row_group_rows[i])
-             for i, run in enumerate(runs)]
-    occurrence: Counter[tuple[str, int, int]] = Counter()
-    chosen: Counter[tuple[str, int, int]] = Counter()
-    result: dict[tuple[str, int, int], int] = {}
-    for run in runs:
-        for key, (o, c, r) in run.items():
-            occurrence[key] += o
-            chosen[key] += c
-            result[key] = result.get(key, 0) | r
-    parts_written: list[tuple[str, int]] = []
-    merged: list[tuple[str, int, int, int, int, int, int]] = []
-
-    def write(part: tuple[str, int], counts: pa.Table) -> None:
-        parts_written.append(part)
-        merged.extend((r["family"], r["symmetry"], r["key"], r["occurrence"], r["chosen"], r["orbit_size"], r["result"])
-                      for r in counts.to_pylist())
-
-    merge_pattern_counts(paths, write, progress=_no_progress)
-    assert merged == [(f, s, k, occurrence[(f, s, k)], chosen[(f, s, k)], 1 + k % s, result[(f, s, k)])
-                      for f, s, k in sorted(occurrence)]
-    assert parts_written == sorted(parts_written)  # part by part, in order

@@ -1,5 +1,5 @@
 """pattern_tail from a test's complete counts: the keys below each family's threshold tallied in SQL (the build tallies
-them as it writes pattern_stats, effects/parquet.py Tail)."""
+them as it writes pattern_stats, flows/patterns.py sum_parts)."""
 
 from __future__ import annotations
 

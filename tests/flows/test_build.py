@@ -13,12 +13,15 @@ from itertools import islice
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
 from gopat.cli.main import main
-from gopat.effects import parquet
-from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, versions
+from gopat.effects.pattern_parts import Part
+from gopat.effects.warehouse.files import tree_digest
+from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files, versions
 from gopat.flows import patterns as pattern_tasks
 from gopat.flows.build import PUBLISHED
 from gopat.flows.shards import extract_shard
@@ -154,85 +157,130 @@ def test_every_hostile_input_is_ingested_or_rejected(hostile_dir: Path, tmp_path
 @pytest.fixture(scope="module")
 def stage(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> Path:
     """Three shards of real games (60 games of tiny.tar.gz), as the build's workers write them."""
-    members = [(m.name, m.data) for m in islice(iter_members(tiny_archive), 60)]
-    games = list(ingest_members(members, source="tiny", source_sha256="0" * 64).replays.values())
     folder = tmp_path_factory.mktemp("stage")
     (folder / "patterns").mkdir()
-    for i in range(3):
-        parquet, _, _ = extract_shard(games[i * 20 : (i + 1) * 20], DEFAULT_FAMILIES)
+    (folder / "tiny.tar.gz").symlink_to(tiny_archive)
+    for i, parquet in enumerate(shard_bytes(folder, games_per_shard=20)):
         (folder / "patterns" / f"shard-{i:05d}.parquet").write_bytes(parquet)
     return folder
 
 
+def shard_bytes(stage: Path, *, games_per_shard: int) -> list[bytes]:
+    """The shards of the stage's 60 games (the first of its tiny.tar.gz) in shards of `games_per_shard`."""
+    members = [(m.name, m.data) for m in islice(iter_members(stage / "tiny.tar.gz"), 60)]
+    games = list(ingest_members(members, source="tiny", source_sha256="0" * 64).replays.values())
+    return [extract_shard(games[i : i + games_per_shard], DEFAULT_FAMILIES)[0]
+            for i in range(0, len(games), games_per_shard)]
+
+
 THRESHOLDS = {"d12": 1, "dia13": 1, "sq3": 1, "sq5": 2, "blk4": 3}  # some keys of sq5 and blk4 go to the tail
+FEW_KEYS = 3_000  # keys a part: sq5 and blk4 of 60 games in several parts each
 
 
-def pattern_stats(stage: Path, rows_per_part: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple], bytes, bytes]:
-    """The rows and the bytes of the stage's pattern_stats file, and the bytes of its complete counts, summed in parts
-    of about `rows_per_part` shard rows."""
-    monkeypatch.setattr(pattern_tasks, "SUM_ROWS_PER_QUERY", rows_per_part)
-    out, state = stage / "pattern_stats.parquet", stage / "pattern_counts.parquet"
-    with duckdb.connect() as con:
-        pattern_tasks.aggregate_patterns.fn(con, stage, state=state, published=out, min_occurrence=THRESHOLDS,
-                                            show="quiet")
-        return con.execute("FROM read_parquet(?)", [str(out)]).fetchall(), out.read_bytes(), state.read_bytes()
-
-
-def test_many_key_ranges_give_the_one_range_file(stage: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # row groups that ranges of 1,000 shard rows cut across
-    whole, whole_bytes, state_bytes = pattern_stats(stage, 10**9, monkeypatch)
-    with duckdb.connect() as con:
-        shard_rows = con.execute("SELECT count(*) FROM read_parquet(?)", [f"{stage}/patterns/*.parquet"]).fetchone()[0]
-    assert shard_rows > 50_000  # enough rows that 1,000 per part means dozens of parts per family
-    assert pattern_stats(stage, 1_000, monkeypatch) == (whole, whole_bytes, state_bytes)
-    keys = [(family, symmetry, key) for family, symmetry, key, *_ in whole]
-    assert keys == sorted(keys)  # written in order, no global sort
-    assert len(set(keys)) == len(keys)
-    assert {family for family, _, _ in keys} == set(DEFAULT_FAMILIES)
-    assert all(occurrence >= THRESHOLDS[family] for family, _, _, occurrence, *_ in whole)
-
-
-def summed(stage: Path, shards: list[int], state: Path) -> Path:
-    """The complete counts of some of the stage's shards, and their pattern_stats file beside them."""
-    folder = state.parent / state.stem
-    (folder / "patterns").mkdir(parents=True)
+def shards_of(stage: Path, shards: list[int], folder: Path) -> list[Path]:
+    """Copies of some of the stage's shards in `folder`."""
+    folder.mkdir(parents=True)
     for shard in shards:
         name = f"shard-{shard:05d}.parquet"
-        (folder / "patterns" / name).write_bytes((stage / "patterns" / name).read_bytes())
+        (folder / name).write_bytes((stage / "patterns" / name).read_bytes())
+    return sorted(folder.glob("*.parquet"))
+
+
+def sum_parts(
+    parts: list[Part], inputs: list[list[Path]], out: Path, *, state: bool = True, published: bool = True
+) -> tuple[Path, Path, pa.Table]:
+    """Sum `parts` of `inputs` on two local worker processes into the state run folder out/state and the pattern_stats
+    folder out/published; returns both and the tallies of what pattern_stats left out."""
+    tail = pattern_tasks.sum_parts.fn(
+        parts, inputs, state=out / "state" if state else None, published=out / "published" if published else None,
+        min_occurrence=THRESHOLDS, workers=2, runner="local", show="quiet")
+    return out / "state", out / "published", tail
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    """The bytes of a partitioned table's or state run's files by relative path."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in pattern_tasks.part_files(folder)}
+
+
+def plan(sources: list[Path]) -> list[Part]:
     with duckdb.connect() as con:
-        pattern_tasks.aggregate_patterns.fn(con, folder, state=state, published=state.with_suffix(".stats.parquet"),
-                                            min_occurrence=THRESHOLDS, show="quiet")
-    return state
+        return pattern_tasks.plan_parts(con, sources, families=DEFAULT_FAMILIES)
+
+
+def test_parts_depend_on_the_keys_not_on_the_shards(stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                    ) -> None:
+    monkeypatch.setattr(pattern_tasks, "PART_KEYS", FEW_KEYS)
+    shards = sorted((stage / "patterns").glob("*.parquet"))
+    parts = plan(shards)
+    # the same 60 games in two shards of 30: other shard files, the same parts and the same part files
+    resharded = tmp_path / "resharded"
+    resharded.mkdir()
+    for i, parquet in enumerate(shard_bytes(stage, games_per_shard=30)):
+        (resharded / f"shard-{i:05d}.parquet").write_bytes(parquet)
+    assert plan(sorted(resharded.glob("*.parquet"))) == parts
+    counts = {(p.family, p.symmetry): sum(1 for q in parts if (q.family, q.symmetry) == (p.family, p.symmetry))
+              for p in parts}
+    assert set(counts) == {(family, symmetry) for family in DEFAULT_FAMILIES for symmetry in (8, 16)}
+    assert counts["sq5", 8] > 3 and counts["blk4", 8] > 1
+    state, published, tail = sum_parts(parts, [shards] * len(parts), tmp_path / "three")
+    again = sum_parts(parts, [sorted(resharded.glob("*.parquet"))] * len(parts), tmp_path / "two")
+    assert files(again[0]) == files(state) and files(again[1]) == files(published)
+    assert tail.equals(again[2])
+    assert sorted(files(published)) == sorted(part.file for part in parts)
+    # the files, in path order, are the whole table: keys sorted and unique, every family, the thresholds applied
+    rows = duckdb.sql("FROM read_parquet($files)", params={
+        "files": [str(path) for path in pattern_tasks.part_files(published)]}).fetchall()
+    keys = [(family, symmetry, key) for family, symmetry, key, *_ in rows]
+    assert len(set(keys)) == len(keys) and {family for family, _, _ in keys} == set(DEFAULT_FAMILIES)
+    assert [(f, s, int(k)) for f, s, k in keys] == sorted((f, s, int(k)) for f, s, k in keys)
+    assert all(occurrence >= THRESHOLDS[family] for family, _, _, occurrence, *_ in rows)
+
+
+def test_many_parts_hold_the_rows_of_one(stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shards = sorted((stage / "patterns").glob("*.parquet"))
+    whole = plan(shards)
+    assert len(whole) == 2 * len(DEFAULT_FAMILIES)  # one a family and symmetry
+    monkeypatch.setattr(pattern_tasks, "PART_KEYS", FEW_KEYS)
+    parts = plan(shards)
+    assert len(parts) > 2 * len(whole)
+    for out, cut in (("one", whole), ("many", parts)):
+        sum_parts(cut, [shards] * len(cut), tmp_path / out)
+    for folder in ("state", "published"):
+        one, many = (duckdb.sql("FROM read_parquet($files)", params={"files": [
+            str(path) for path in pattern_tasks.part_files(tmp_path / out / folder)]}).fetchall()
+            for out in ("one", "many"))
+        assert many == one and len(one) > 50_000, folder
 
 
 @pytest.mark.parametrize("runs", [[[0], [1, 2]], [[0, 1], [2]], [[1, 2], [0]], [[0], [1], [2]]],
                          ids=["small-base", "large-base", "new-first-games", "three-runs"])
-def test_runs_merged_are_the_whole_counts(
+def test_runs_summed_are_the_whole_counts(
     stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runs: list[list[int]]
 ) -> None:
-    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 700)  # many row groups: the merge takes many steps
-    monkeypatch.setattr(pattern_tasks, "SUM_ROWS_PER_QUERY", 5_000)
-    whole = summed(stage, [0, 1, 2], tmp_path / "whole.parquet")
-    merged, published = tmp_path / "merged.parquet", tmp_path / "merged.stats.parquet"
-    tail = pattern_tasks.merge_state.fn(
-        [summed(stage, shards, tmp_path / f"run-{i}.parquet") for i, shards in enumerate(runs)],
-        state=merged, published=published, min_occurrence=THRESHOLDS, show="quiet",
-    )
-    assert pq.read_table(merged).equals(pq.read_table(whole))
-    assert merged.read_bytes() == whole.read_bytes()
-    assert published.read_bytes() == whole.with_suffix(".stats.parquet").read_bytes()
-    groups = pq.ParquetFile(merged).metadata
-    assert groups.num_row_groups > 100
-    assert max(groups.row_group(i).num_rows for i in range(groups.num_row_groups)) == 700
+    monkeypatch.setattr(pattern_tasks, "PART_KEYS", FEW_KEYS)
+    shards = sorted((stage / "patterns").glob("*.parquet"))
+    parts = plan(shards)
+    whole_state, whole_published, _ = sum_parts(parts, [shards] * len(parts), tmp_path / "whole")
+    run_folders = []
+    for i, chosen in enumerate(runs):  # each run cut at its own keys, as the build that wrote it cut them
+        own = shards_of(stage, chosen, tmp_path / f"shards-{i}")
+        run_folders.append(sum_parts(plan(own), [own] * len(plan(own)), tmp_path / f"run-{i}", published=False)[0])
+    run_files = [path for run in run_folders for path in pattern_tasks.part_files(run)]
+    assert plan(run_files) == parts  # the runs hold the whole key set
+    state, published, tail = sum_parts(
+        parts, [[path for run in run_folders for path in pattern_tasks.part_files(run, part)] for part in parts],
+        tmp_path / "merged")
+    assert files(state) == files(whole_state) and files(published) == files(whole_published)
     with duckdb.connect() as con:
-        con.read_parquet(str(whole)).create_view("whole")
+        con.read_parquet([str(path) for path in pattern_tasks.part_files(whole_state)]).create_view("whole")
         below = left_out(con, min_occurrence=THRESHOLDS, source="whole")  # the whole counts' keys below
         crossed = con.execute(  # keys below sq5's threshold in the first run that reach it in the sum
-            "SELECT count(*) FROM read_parquet(?) AS p JOIN read_parquet(?) AS w USING (family, symmetry, key) "
+            "SELECT count(*) FROM read_parquet($run) AS p JOIN whole AS w USING (family, symmetry, key) "
             "WHERE family = 'sq5' AND p.occurrence < 2 AND w.occurrence >= 2",
-            [str(tmp_path / "run-0.parquet"), str(whole)],
+            {"run": [str(path) for path in pattern_tasks.part_files(run_folders[0])]},
         ).fetchone()[0]
-    assert tail.sort_by([("family", "ascending"), ("symmetry", "ascending")]).equals(below)  # tallied as written
+    kept_out = tail.filter(pc.greater(tail["keys"], 0)).sort_by([("family", "ascending"), ("symmetry", "ascending")])
+    assert kept_out.equals(below)  # tallied as written
     assert set(below["family"].to_pylist()) == {"sq5", "blk4"}
     assert crossed > 0
 
@@ -277,6 +325,11 @@ def extended(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory, ar
     return warehouse
 
 
+def read_table(folder: Path, table: str) -> pa.Table:
+    """A table of a release folder, one file or partitioned."""
+    return pa.concat_tables(pq.read_table(path) for path in table_files(folder)[table])
+
+
 def release(warehouse: Path) -> tuple[Path, dict]:
     layout = Layout(warehouse)
     folder = layout.release_dir(current_version(layout))
@@ -289,7 +342,7 @@ def test_extended_release_has_the_tables_of_the_full_build(full: Path, extended:
     (full_folder, full_manifest), (folder, manifest) = release(full), release(extended)
     assert manifest["version"] == "0002-" + full_manifest["content_hash"]
     for table in PUBLISHED:
-        assert pq.read_table(folder / f"{table}.parquet").equals(pq.read_table(full_folder / f"{table}.parquet")), table
+        assert read_table(folder, table).equals(read_table(full_folder, table)), table
     for fact in ("ingest", "families", "row_counts", "sources", "config", "code_version"):
         assert manifest[fact] == full_manifest[fact], fact
     tail = pq.read_table(folder / "pattern_tail.parquet").to_pylist()
@@ -298,8 +351,9 @@ def test_extended_release_has_the_tables_of_the_full_build(full: Path, extended:
     # base run, the complete counts, the same bytes as the full build's
     [run], [full_run] = manifest["state"]["runs"], full_manifest["state"]["runs"]
     assert (run["version"], run["sha256"], run["bytes"]) == (manifest["version"], full_run["sha256"], full_run["bytes"])
-    state = Layout(extended).state_file(manifest["version"]).read_bytes()
-    assert state == Layout(full).state_file(full_manifest["version"]).read_bytes()
+    state = files(Layout(extended).state_dir(manifest["version"]))
+    assert state == files(Layout(full).state_dir(full_manifest["version"]))
+    assert files(folder / "pattern_stats") == files(full_folder / "pattern_stats")
     assert manifest["ingest"]["duplicates"] >= 1 and manifest["ingest"]["files_rejected"] >= 1
     assert full_manifest["row_counts"]["pattern_stats"] > 100_000
     # move_patterns: the previous file merged with the new games' rows, byte for byte the full build's file
@@ -347,9 +401,9 @@ def test_other_thresholds_are_published_from_the_build_state_as_a_full_build_wou
     assert manifest["content_hash"] == fresh["content_hash"]
     folder, fresh_folder = release(warehouse)[0], release(tmp_path / "fresh")[0]
     for table in PUBLISHED:
-        rows, fresh_rows = (pq.read_table(f / f"{table}.parquet") for f in (folder, fresh_folder))
-        assert rows.equals(fresh_rows), table
-    for table in ("pattern_stats", "pattern_tail", "move_patterns"):
+        assert read_table(folder, table).equals(read_table(fresh_folder, table)), table
+    assert files(folder / "pattern_stats") == files(fresh_folder / "pattern_stats")
+    for table in ("pattern_tail", "move_patterns"):
         assert (folder / f"{table}.parquet").read_bytes() == (fresh_folder / f"{table}.parquet").read_bytes(), table
     assert all(result["success"] for result in manifest["expectations"].values())
 
@@ -361,28 +415,29 @@ def test_an_add_writes_its_games_counts_as_a_run_until_the_runs_are_merged(
 ) -> None:
     first = build(tmp_path, archives[0], options=MIN_OCCURRENCE)
     layout = Layout(tmp_path)
-    base = layout.state_file(first["version"])
+    base = files(layout.state_dir(first["version"]))
     monkeypatch.setattr(pattern_tasks, "STATE_DELTA_SHARE", 100.0)  # the new games' counts become a delta run
     second = build(tmp_path, *archives, options=MIN_OCCURRENCE)
-    assert second["state"]["runs"] == [
-        *first["state"]["runs"], {"version": second["version"], "sha256": sha256(layout.state_file(second["version"])),
-                                  "bytes": layout.state_file(second["version"]).stat().st_size}]
-    assert sha256(base) == first["state"]["runs"][0]["sha256"]  # the base run was not written again
+    digest, size = tree_digest(layout.state_dir(second["version"]))
+    assert second["state"]["runs"] == [*first["state"]["runs"],
+                                       {"version": second["version"], "sha256": digest, "bytes": size}]
+    assert files(layout.state_dir(first["version"])) == base  # the base run was not written again
     full_folder, full_manifest = release(full)
     folder = release(tmp_path)[0]
     for table in PUBLISHED:
-        assert pq.read_table(folder / f"{table}.parquet").equals(pq.read_table(full_folder / f"{table}.parquet")), table
-    assert (folder / "pattern_stats.parquet").read_bytes() == (full_folder / "pattern_stats.parquet").read_bytes()
+        assert read_table(folder, table).equals(read_table(full_folder, table)), table
+    assert files(folder / "pattern_stats") == files(full_folder / "pattern_stats")
     outcomes = {outcome["expectation"] for outcome in second["expectations"]["pattern_stats"]["outcomes"]}
     assert "published_plus_tail_equal_complete_counts" in outcomes
     assert "complete_counts_are_previous_plus_new_games" not in outcomes  # no complete counts were written
     assert all(result["success"] for result in second["expectations"].values())
-    runs = [str(layout.state_file(run["version"])) for run in second["state"]["runs"]]
+    runs = [str(path) for run in second["state"]["runs"] for path in pattern_tasks.part_files(
+        layout.state_dir(run["version"]))]
     summed = duckdb.sql(
         "SELECT family, symmetry, key, sum(occurrence), sum(chosen), max(orbit_size), bit_or(result) "
         "FROM read_parquet($runs) GROUP BY ALL ORDER BY ALL", params={"runs": runs}).fetchall()
-    complete = duckdb.sql("FROM read_parquet($state) ORDER BY ALL", params={
-        "state": str(Layout(full).state_file(full_manifest["version"]))}).fetchall()
+    complete = duckdb.sql("FROM read_parquet($state) ORDER BY ALL", params={"state": [
+        str(path) for path in pattern_tasks.part_files(Layout(full).state_dir(full_manifest["version"]))]}).fetchall()
     assert summed == complete
     # other thresholds, no new source, only the new release kept: the runs it lists stay, the older releases go
     third = build(tmp_path, *archives, options=("--min-occurrence", "sq5=3", "--keep", "1"))
@@ -390,14 +445,13 @@ def test_an_add_writes_its_games_counts_as_a_run_until_the_runs_are_merged(
     listed = [run["version"] for run in third["state"]["runs"]]
     assert listed == [first["version"], second["version"], third["version"]]
     assert versions(layout) == [third["version"]]
-    assert sorted(path.stem for path in layout.state.iterdir()) == listed
+    assert sorted(path.name for path in layout.state.iterdir()) == listed
     # the deltas outgrow their share: one base run replaces the three, the full build's bytes, the others deleted
     monkeypatch.setattr(pattern_tasks, "STATE_DELTA_SHARE", 0.0)
     fourth = build(tmp_path, *archives, options=("--min-occurrence", "sq5=4", "--keep", "1"))
     assert [run["version"] for run in fourth["state"]["runs"]] == [fourth["version"]]
-    assert layout.state_file(fourth["version"]).read_bytes() == Layout(full).state_file(
-        full_manifest["version"]).read_bytes()
-    assert sorted(path.stem for path in layout.state.iterdir()) == [fourth["version"]]
+    assert files(layout.state_dir(fourth["version"])) == files(Layout(full).state_dir(full_manifest["version"]))
+    assert sorted(path.name for path in layout.state.iterdir()) == [fourth["version"]]
     assert all(result["success"] for result in fourth["expectations"].values())
 
 
@@ -417,11 +471,10 @@ def test_release_without_its_build_state_is_extended_by_a_full_build(
 ) -> None:
     first = build(tmp_path, archives[0], options=MIN_OCCURRENCE)
     layout = Layout(tmp_path)
-    damage(layout.state_file(first["version"]))
+    damage(pattern_tasks.part_files(layout.state_dir(first["version"]))[-1])
     manifest = build(tmp_path, *archives, options=MIN_OCCURRENCE)
     assert manifest["incremental"] is None
-    assert layout.state_file(manifest["version"]).read_bytes() == Layout(full).state_file(
-        release(full)[1]["version"]).read_bytes()
+    assert files(layout.state_dir(manifest["version"])) == files(Layout(full).state_dir(release(full)[1]["version"]))
 
 
 @pytest.fixture(scope="module")
@@ -460,7 +513,7 @@ def test_broken_table_fails_its_expectation_and_keep_prunes_old_releases(
     assert main([*build, "--keep", "1"]) == 0
     second = current_version(layout)
     assert versions(layout) == [second] and second.startswith("0002-")
-    assert [path.name for path in layout.state.iterdir()] == [f"{second}.parquet"]
+    assert [path.name for path in layout.state.iterdir()] == [second]
     assert sorted(catalog_views(layout.root)) == sorted(
         f"{schema}.{table}" for schema in ("current", "v2") for table in read_manifest(layout, second)["row_counts"])
     assert read_manifest(layout, second)["expectations"]["games"]["success"] is True

@@ -94,7 +94,8 @@ def tail(log: Path) -> str:
 def parquet_checksums(layout: Layout, version: str) -> dict[str, str]:
     """sha256 of every Parquet file of a release, computed here (not read from its manifest)."""
     folder = layout.release_dir(version)
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.parquet"))}
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*.parquet"))}
 
 
 def catalog_view(warehouse: Path) -> tuple[str | None, int]:

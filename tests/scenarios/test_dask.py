@@ -1,4 +1,5 @@
-"""Scale-out: the same release, byte for byte, from one local process and from a 2-worker Dask cluster."""
+"""Scale-out: the same release, byte for byte, from one local process and from a 2-worker Dask cluster, which runs
+the ingest and extraction shards and the parts of pattern_stats."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import polars as pl
 import pytest
 from distributed import Client, LocalCluster
 
+from gopat.effects.warehouse.layout import manifest_tables
+from gopat.flows import patterns
 from gopat.flows.build import build_release
 from gopat.flows.shards import extract_shard, shard_executor
 from gopat.transforms.games.archives import Limits, MemberReject, iter_members
@@ -18,6 +21,7 @@ from gopat.transforms.games.records import ingest_members
 
 FAMILIES = ("d12", "sq3", "blk4")  # blk4 also merges its `result` masks across shards
 SHARD = 50  # 200 games -> 4 ingest shards and 4 extraction shards
+PART_KEYS = 20_000  # parts of pattern_stats: several for d12 and blk4
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +46,10 @@ def releases(
     prefect_harness: None, tiny_archive: Path, cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, tuple[dict, float]]:
     """tiny.tar.gz built with the default runner and one process, and on the Dask cluster by address."""
-    local = _build(tiny_archive, tmp_path_factory.mktemp("local"), workers=1)
-    dask = _build(tiny_archive, tmp_path_factory.mktemp("dask"), workers=2, runner=cluster.scheduler_address)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(patterns, "PART_KEYS", PART_KEYS)
+        local = _build(tiny_archive, tmp_path_factory.mktemp("local"), workers=1)
+        dask = _build(tiny_archive, tmp_path_factory.mktemp("dask"), workers=2, runner=cluster.scheduler_address)
     return {"local": local, "dask": dask}
 
 
@@ -52,15 +58,17 @@ def test_one_process_and_two_dask_workers_publish_identical_tables(releases: dic
     (local, local_seconds), (dask, dask_seconds) = releases["local"], releases["dask"]
     assert local["ingest"]["files_in"] == 200 and local["ingest"]["games"] > 190
     assert (local["sources"], local["config"]) == (dask["sources"], dask["config"])
-    tables = {f"{table}.parquet" for table in local["row_counts"]}
-    assert tables <= set(local["files"]) and tables <= set(dask["files"])
-    assert {t: dask["files"][t]["sha256"] for t in tables} == {t: local["files"][t]["sha256"] for t in tables}
+    files = {name: entry["sha256"] for name, entry in local["files"].items() if name.endswith(".parquet")}
+    assert set(manifest_tables(files)) == set(local["row_counts"])
+    parts = [name for name in files if name.startswith("pattern_stats/")]
+    assert len(parts) > 2 * len(FAMILIES)  # several parts for some family and symmetry
+    assert {name: entry["sha256"] for name, entry in dask["files"].items() if name.endswith(".parquet")} == files
     with shard_executor(workers=1, runner=cluster.scheduler_address) as pool:
         assert pool.slots == 2  # the cluster's threads, not the local worker count
     with Client(cluster) as client:
         executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
     assert len(executed) == 2 and all(count > 0 for count in executed.values()), executed
-    assert sum(executed.values()) == 4 + 4  # every ingest and extraction shard ran on the cluster
+    assert sum(executed.values()) == 4 + 4 + len(parts)  # every shard and part ran on the cluster
     phases = {name: {p: m["timings"][p] for p in ("ingest", "extract")}
               for name, m in (("local", local), ("dask", dask))}
     print(f"\ntiny.tar.gz {FAMILIES}: build wall s local 1 process {local_seconds:.1f}, "

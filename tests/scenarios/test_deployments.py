@@ -28,7 +28,7 @@ from prefect.client.schemas.schedules import RRuleSchedule
 from prefect.deployments import run_deployment
 
 from gopat.effects.warehouse.fetch import sha256_file
-from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, versions
+from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files, versions
 from gopat.flows.artifacts import DATA_DOCS_KEY, SUMMARY_KEY, TOP_PATTERNS_KEY, TOP_PER_FAMILY
 from tests.scenarios.services import BIN, REPO, cli, stop, wait_for
 
@@ -189,7 +189,7 @@ def test_worker_run_has_summary_top_patterns_and_data_docs_artifacts(worker_run:
     assert f"Published release **{version}**" in summary
     assert f"| 200 | 200 | 0 | {read_manifest(layout, version)['ingest']['games']} |" in summary
     top = json.loads(artifacts[TOP_PATTERNS_KEY])
-    stats = pl.read_parquet(layout.release_dir(version) / "pattern_stats.parquet").filter(pl.col("symmetry") == 8)
+    stats = pl.read_parquet(table_files(layout.release_dir(version))["pattern_stats"]).filter(pl.col("symmetry") == 8)
     for family in FAMILIES:
         rows = [r for r in top if r["family"] == family]
         table = stats.filter(pl.col("family") == family)

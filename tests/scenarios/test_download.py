@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import http.server
 import io
 import tarfile
@@ -21,6 +20,7 @@ from gopat.effects.warehouse.packs import pack
 from gopat.effects.warehouse.publish import publish
 from gopat.effects.warehouse.verify import verify
 from tests.effects.warehouse.ranged import RangeHandler
+from tests.scenarios.builds import parquet_checksums
 
 
 class ScriptedHandler(RangeHandler):
@@ -82,8 +82,7 @@ def packed(tmp_path_factory: pytest.TempPathFactory) -> Packed:
     for number in range(3):
         version = publish_small(layout, content=f"{number:012x}", rows=20000)
     path = pack(layout, version, root / "release.tar.gz")
-    checksums = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-                 for p in layout.release_dir(version).glob("*.parquet")}
+    checksums = parquet_checksums(layout, version)
     return Packed(path, path.read_bytes(), version, checksums)
 
 
@@ -108,8 +107,7 @@ def assert_installed(warehouse: Path, packed: Packed, *, current: bool = True) -
     """The release is in releases/, verifies, is in the catalog, and the download folder is empty."""
     layout = Layout(warehouse)
     assert packed.version in versions(layout) and verify(layout, packed.version) == []
-    assert {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in layout.release_dir(packed.version).glob("*.parquet")} == packed.checksums
+    assert parquet_checksums(layout, packed.version) == packed.checksums
     assert (current_version(layout) == packed.version) is current
     schema = f"v{int(packed.version[:4])}"
     with duckdb.connect(str(warehouse / "catalog.duckdb"), read_only=True) as con:

@@ -14,7 +14,7 @@ def build_pattern_tail(
     con: duckdb.DuckDBPyConnection, *, left_out: pa.Table, min_occurrence: Mapping[str, int]
 ) -> None:
     """Create table ``pattern_tail`` from the tallies of the keys pattern_stats left out, `left_out` (family,
-    symmetry, keys, occurrence, chosen; effects/parquet.py Tail), and the families' thresholds
+    symmetry, keys, occurrence, chosen; flows/patterns.py sum_parts), and the families' thresholds
     (``transforms/analytics/sql/pattern_tail.sql``)."""
     thresholds = pa.table({
         "family": pa.array(sorted(min_occurrence), type=pa.string()),

@@ -179,32 +179,3 @@ def _key_values(offsets: np.ndarray, data: np.ndarray, n_digits: int) -> tuple[n
             key = (key << 2) | digit
         keys[row] = key
     return keys, -1
-
-
-def merge_counts(base: pa.Table, base_keys: np.ndarray, new: pa.Table, new_keys: np.ndarray) -> pa.Table:
-    """Counts of one family and symmetry (PATTERN_COUNTS_SCHEMA), `base` plus `new`, summed per key, in key order.
-
-    Both tables are sorted by their int64 keys (`base_keys`, `new_keys`). A key in both gets the sum
-    of the counts and the OR of the blk4 masks; its orbit size is the same in both. A key only in
-    `new` is inserted as it is.
-    """
-    at = np.minimum(np.searchsorted(base_keys, new_keys), max(len(base_keys) - 1, 0))
-    found = base_keys[at] == new_keys if len(base_keys) else np.zeros(len(new_keys), dtype=bool)
-    at = at[found]
-    occurrence = base["occurrence"].to_numpy().copy()
-    chosen = base["chosen"].to_numpy().copy()
-    occurrence[at] += new["occurrence"].to_numpy()[found]  # keys are unique: `at` has no repeats
-    chosen[at] += new["chosen"].to_numpy()[found]
-    columns = {"occurrence": occurrence, "chosen": chosen}
-    if base["result"].null_count < len(base):  # blk4: every row has a mask
-        result = base["result"].to_numpy().copy()
-        result[at] |= new["result"].to_numpy()[found]
-        columns["result"] = result
-    merged = base
-    for name, values in columns.items():
-        field = base.schema.field(name)
-        merged = merged.set_column(base.schema.get_field_index(name), field, pa.array(values, type=field.type))
-    if found.all():
-        return merged
-    order = np.argsort(np.concatenate([base_keys, new_keys[~found]]), kind="stable")
-    return pa.concat_tables([merged, new.filter(pa.array(~found))]).take(order)

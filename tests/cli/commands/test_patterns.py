@@ -10,6 +10,7 @@ import duckdb
 import pytest
 
 from gopat.cli.main import main
+from gopat.effects.warehouse.layout import table_files
 from gopat.transforms.patterns import render
 from gopat.transforms.patterns.gnugo import export_gnugo
 from gopat.transforms.patterns.templates import build_dont_care_templates
@@ -103,6 +104,6 @@ def test_export_gnugo_of_a_real_release_follows_gnu_go_rules(warehouse: Path, ca
     release = warehouse / "releases" / (warehouse / "releases" / "CURRENT").read_text().strip()
     con = duckdb.connect()
     con.execute("CREATE TABLE pattern_stats AS SELECT * FROM read_parquet(?) WHERE family = 'sq3'",
-                [str(release / "pattern_stats.parquet")])
+                [[str(path) for path in table_files(release)["pattern_stats"]]])
     build_dont_care_templates(con, families=["sq3"], min_occurrence=5000)
     assert _check_gnugo_export(export_gnugo(con, symmetry=symmetry), con, symmetry) >= 20

@@ -14,7 +14,7 @@ class RangeHandler(http.server.BaseHTTPRequestHandler):
     served = "/"
     body = b""
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_GET(self) -> None:
         if self.path != type(self).served:
             self.send_error(404)
             return
@@ -35,5 +35,5 @@ class RangeHandler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(size - start))
         self.end_headers()
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's name
+    def log_message(self, format: str, *args: object) -> None:
         """Quiet."""

@@ -1,17 +1,24 @@
-"""Small real releases for the warehouse tests: two DuckDB tables published by `publish`, and their catalog."""
+"""Small real releases for the warehouse tests: DuckDB tables (and a partitioned table written with pyarrow, with a
+build state run) published by `publish`, and their catalog."""
 
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from gopat.effects.warehouse.files import tree_digest
 from gopat.effects.warehouse.layout import Layout, created_now, next_version
 from gopat.effects.warehouse.publish import publish
 
 TABLES = ["games", "moves"]
+# a partitioned table's files (docs/releases.md#release-folder), in the order they are written: not their path order
+PARTS = ("sq5/08/0001.parquet", "d12/16/0000.parquet", "sq5/08/0000.parquet", "d12/08/0000.parquet")
 
 
 def publish_tables(layout: Layout, *, games: int, content: str, keep: int | None = None) -> str:
@@ -35,6 +42,45 @@ def publish_tables(layout: Layout, *, games: int, content: str, keep: int | None
     publish(layout, con, version=version, tables=TABLES, manifest=manifest, keep=keep)
     con.close()
     return version
+
+
+def write_parts(folder: Path, *, salt: int = 0, parts: tuple[str, ...] = PARTS) -> list[tuple[object, ...]]:
+    """Write a partitioned table's Parquet files under `folder` (two rows each, of the family and symmetry of their
+    path); returns the table's rows: the files' rows in the order of their relative paths."""
+    rows = {}
+    for index, part in enumerate(parts):
+        family, symmetry, _ = part.split("/")
+        keys = [f"{salt}{index}{row}" for row in range(2)]
+        table = pa.table({"family": [family] * 2, "symmetry": pa.array([int(symmetry)] * 2, pa.int8()),
+                          "key": keys, "occurrence": pa.array([index + 1, index + 2], pa.int64())})
+        (folder / part).parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, folder / part)
+        rows[part] = [(family, int(symmetry), key, count) for key, count in zip(keys, [index + 1, index + 2],
+                                                                                strict=True)]
+    return [row for part in sorted(rows) for row in rows[part]]
+
+
+def publish_partitioned(
+    layout: Layout, *, games: int, content: str, runs: list[str] | None = None, keep: int | None = None
+) -> tuple[str, list[tuple[object, ...]]]:
+    """Publish `games` and a partitioned `pattern_stats` staged as a folder, with a build state run of the new version
+    whose manifest lists the versions `runs` before it (only their names: what retention reads,
+    docs/releases.md#build-state); returns the version and pattern_stats' rows."""
+    version = next_version(layout, content)
+    shutil.rmtree(layout.staging, ignore_errors=True)  # the staging of an earlier call: the release keeps its links
+    staged, state = layout.staging / "pattern_stats", layout.staging / "state"
+    rows = write_parts(staged, salt=games)
+    write_parts(state, salt=-games)
+    digest, size = tree_digest(state)
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE games AS SELECT range AS game_id FROM range({games})")
+    manifest = {"created": created_now(), "content_hash": content, "ingest": {"games": games},
+                "state": {"runs": [*({"version": run} for run in runs or []),
+                                   {"version": version, "sha256": digest, "bytes": size}]}}
+    publish(layout, con, version=version, tables=["games", "pattern_stats"], manifest=manifest, keep=keep,
+            staged={"pattern_stats": staged}, state=state)
+    con.close()
+    return version, rows
 
 
 def sha256(path: Path) -> str:

@@ -7,6 +7,7 @@ import http.server
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -21,7 +22,7 @@ class FlakyRangeHandler(RangeHandler):
 
     served = "/data.tar.gz"
     body = BODY
-    requests: list[str | None] = []
+    requests: ClassVar[list[str | None]] = []
 
     def send(self, header: str | None, start: int) -> None:
         type(self).requests.append(header)

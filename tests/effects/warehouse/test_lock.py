@@ -34,9 +34,9 @@ def test_recover_removes_leftovers_and_rebuilds_a_stale_catalog(layout: Layout) 
 
 
 def test_the_build_lock_is_exclusive_and_names_its_holder(layout: Layout) -> None:
-    with build_lock(layout):
-        with pytest.raises(RuntimeError, match=rf"another build \(pid {os.getpid()}\) holds .*\.build\.lock"):
-            with build_lock(layout):
-                pass
+    with (build_lock(layout),
+          pytest.raises(RuntimeError, match=rf"another build \(pid {os.getpid()}\) holds .*\.build\.lock"),
+          build_lock(layout)):
+        pass
     with build_lock(layout):
         pass

@@ -1,14 +1,17 @@
-"""When a build can extend the current release: the first reason it cannot, in order, with the build state hashed."""
+"""When a build can extend the current release: the first reason it cannot, in order, with the build state's run
+folders hashed."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from gopat.effects.warehouse.fetch import Fetched
+from gopat.effects.warehouse.files import tree_digest
 from gopat.effects.warehouse.layout import Layout
 from gopat.effects.warehouse.manifest import INCREMENTAL_TABLES, build_config, full_build_reason
 
@@ -19,28 +22,36 @@ FETCHED = [Fetched("first.tar.gz", Path("raw/a.tar.gz"), "a" * 64), Fetched("sec
                                                                              "b" * 64)]
 
 
+PARTS = ("d12/08/0000.parquet", "sq5/08/0000.parquet", "sq5/08/0001.parquet")  # docs/releases.md#release-folder
+FILES = [f"{table}.parquet" for table in INCREMENTAL_TABLES if table != "pattern_stats"] + [
+    f"pattern_stats/{part}" for part in PARTS]
+
+
 def _entry(path: Path, **extra: str) -> dict[str, object]:
     data = path.read_bytes()
     return {**extra, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
 
 
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
 @pytest.fixture
 def release(tmp_path: Path) -> tuple[Layout, dict]:
-    """A release of the first source whose files and two state runs are all there."""
+    """A release of the first source whose files (pattern_stats partitioned) and two state run folders are all there."""
     layout = Layout(tmp_path)
     folder = layout.release_dir(VERSION)
-    folder.mkdir(parents=True)
-    files = {}
-    for table in INCREMENTAL_TABLES:
-        (folder / f"{table}.parquet").write_bytes(table.encode() * 10)
-        files[f"{table}.parquet"] = _entry(folder / f"{table}.parquet")
-    layout.state.mkdir()
+    for name in FILES:
+        _write(folder / name, name.encode() * 10)
     runs = []
     for version in (DELTA, VERSION):
-        layout.state_file(version).write_bytes(version.encode() * 100)
-        runs.append(_entry(layout.state_file(version), version=version))
+        for part in PARTS:
+            _write(layout.state_dir(version) / part, f"{version}/{part}".encode() * 100)
+        digest, size = tree_digest(layout.state_dir(version))
+        runs.append({"version": version, "sha256": digest, "bytes": size})
     manifest = {"code_version": "c0de", "config": CONFIG, "sources": [{"source": "first.tar.gz", "sha256": "a" * 64}],
-                "files": files, "state": {"runs": runs}}
+                "files": {name: _entry(folder / name) for name in FILES}, "state": {"runs": runs}}
     (folder / "manifest.json").write_text(json.dumps(manifest))
     return layout, manifest
 
@@ -55,32 +66,47 @@ def test_a_release_with_every_file_and_run_can_be_extended_with_other_thresholds
     assert reason(layout, manifest, config={**CONFIG, "min_occurrence": {**CONFIG["min_occurrence"], "sq5": 5}}) is None
 
 
-@pytest.mark.parametrize("table", INCREMENTAL_TABLES)
-def test_a_missing_or_resized_file_gets_a_full_build(release: tuple[Layout, dict], table: str) -> None:
+@pytest.mark.parametrize("name", FILES)
+def test_a_missing_or_resized_file_gets_a_full_build(release: tuple[Layout, dict], name: str) -> None:
     layout, manifest = release
-    path = layout.release_dir(VERSION) / f"{table}.parquet"
+    path = layout.release_dir(VERSION) / name
     path.write_bytes(path.read_bytes() + b"x")
-    assert reason(layout, manifest) == f"has missing or resized files: {table}.parquet"
+    assert reason(layout, manifest) == f"has missing or resized files: {name}"
     path.unlink()
-    assert reason(layout, manifest) == f"has missing or resized files: {table}.parquet"
+    assert reason(layout, manifest) == f"has missing or resized files: {name}"
+
+
+def test_a_table_without_a_listed_file_gets_a_full_build(release: tuple[Layout, dict]) -> None:
+    layout, manifest = release
+    files = {name: entry for name, entry in manifest["files"].items() if not name.startswith("pattern_stats/")}
+    assert reason(layout, {**manifest, "files": files}) == "has missing or resized files: pattern_stats (no file)"
 
 
 @pytest.mark.parametrize("version", [DELTA, VERSION])
 def test_a_changed_or_missing_state_run_gets_a_full_build(release: tuple[Layout, dict], version: str) -> None:
     layout, manifest = release
-    path = layout.state_file(version)
+    expected = f"has no build state of the sizes and sha256 its manifest records ({layout.state})"
+    run = layout.state_dir(version)
+    path = run / PARTS[1]
     data = bytearray(path.read_bytes())
     data[0] ^= 1  # the size kept: only the hash tells
     path.write_bytes(bytes(data))
-    expected = f"has no build state of the sizes and sha256 its manifest records ({layout.state})"
     assert reason(layout, manifest) == expected
-    path.unlink()
+    data[0] ^= 1
+    path.write_bytes(bytes(data))
+    assert reason(layout, manifest) is None
+    path.rename(run / "sq5/08/0002.parquet")  # the bytes kept: only the names tell
+    assert reason(layout, manifest) == expected
+    (run / "sq5/08/0002.parquet").rename(path)
+    _write(run / "sq5/16/0000.parquet", b"")  # an extra file, no byte more: the hash tells
+    assert reason(layout, manifest) == expected
+    shutil.rmtree(run)
     assert reason(layout, manifest) == expected
 
 
 def test_the_first_reason_that_holds_is_given(release: tuple[Layout, dict]) -> None:
     layout, manifest = release
-    layout.state_file(VERSION).unlink()
+    shutil.rmtree(layout.state_dir(VERSION))
     assert reason(layout, manifest, code="other") == "was built by other code"
     assert reason(layout, manifest, config={**CONFIG, "fuseki_moves": 12}) == "has another config"
     assert reason(layout, {**manifest, "sources": [{"source": "first.tar.gz", "sha256": "c" * 64}]}) == (

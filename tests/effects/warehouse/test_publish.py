@@ -1,4 +1,5 @@
-"""Publishing releases: verifiable files, byte-identical Parquet, an uncommitted release reused, retention, failure."""
+"""Publishing releases: verifiable files, byte-identical Parquet, an uncommitted release reused, retention, failure;
+a partitioned table staged as a folder, and the build state's runs kept or deleted."""
 
 from __future__ import annotations
 
@@ -7,11 +8,29 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from gopat.effects.report.report import release_tables
 from gopat.effects.warehouse.catalog import refresh_catalog
-from gopat.effects.warehouse.layout import Layout, current_version, next_version, read_manifest, versions
+from gopat.effects.warehouse.files import tree_digest
+from gopat.effects.warehouse.layout import (
+    Layout,
+    current_version,
+    next_version,
+    read_manifest,
+    state_runs,
+    table_files,
+    versions,
+)
+from gopat.effects.warehouse.open import open_release
 from gopat.effects.warehouse.publish import publish, set_current
-from gopat.effects.warehouse.verify import verify
-from tests.effects.warehouse.releases import catalog_views, publish_tables, sha256
+from gopat.effects.warehouse.verify import list_releases, verify
+from tests.effects.warehouse.releases import (
+    PARTS,
+    catalog_views,
+    publish_partitioned,
+    publish_tables,
+    sha256,
+    write_parts,
+)
 
 
 def test_publish_writes_a_verifiable_release_and_makes_it_current(layout: Layout) -> None:
@@ -86,3 +105,58 @@ def test_a_failed_publish_removes_its_files_and_keeps_the_previous_release(layou
     assert versions(layout) == [first] and current_version(layout) == first
     assert sorted(p.name for p in layout.releases.iterdir()) == ["0001-111111111111", "CURRENT"]
     assert sha256(layout.catalog) == catalog_before
+
+
+def test_a_staged_folder_is_published_as_a_partitioned_table(layout: Layout) -> None:
+    version, rows = publish_partitioned(layout, games=4, content="a" * 12)
+    folder, manifest = layout.release_dir(version), read_manifest(layout, version)
+    names = [f"pattern_stats/{part}" for part in sorted(PARTS)]
+    assert sorted(manifest["files"]) == ["datadocs/index.html", "games.parquet", *names]
+    for name in names:
+        assert manifest["files"][name] == {"sha256": sha256(folder / name), "bytes": (folder / name).stat().st_size}
+        staged = layout.staging / name
+        assert (folder / name).stat().st_ino == staged.stat().st_ino, "hard-linked, not copied"
+    assert verify(layout, version) == [] and [info.tables for info in list_releases(layout)] == [2]
+    assert table_files(folder)["pattern_stats"] == [folder / name for name in names]
+    assert len(rows) == 2 * len(PARTS) and rows != sorted(rows)  # in the order of the paths, not of the keys
+    with duckdb.connect(str(layout.catalog), read_only=True) as con:
+        assert con.execute("SELECT * FROM v1.pattern_stats").fetchall() == rows
+        assert con.execute("SELECT * FROM current.pattern_stats").fetchall() == rows
+        assert con.execute("SELECT tables FROM releases").fetchall() == [(2,)]
+    opened, _ = open_release(layout.root)
+    assert opened.execute("SELECT * FROM pattern_stats").fetchall() == rows
+    assert opened.execute("SELECT count(*) FROM games").fetchone() == (4,)
+    reported, _ = release_tables(layout.root)
+    assert reported.execute("SELECT * FROM pattern_stats").fetchall() == rows
+
+
+def test_an_empty_staged_folder_is_refused_and_nothing_is_published(layout: Layout) -> None:
+    first = publish_tables(layout, games=5, content="1" * 12)
+    (layout.staging / "pattern_stats").mkdir(parents=True)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE games AS SELECT 1 AS game_id")
+    with pytest.raises(ValueError, match="holds no file"):
+        publish(layout, con, version="0002-222222222222", tables=["games", "pattern_stats"], manifest={},
+                staged={"pattern_stats": layout.staging / "pattern_stats"})
+    assert versions(layout) == [first] and current_version(layout) == first
+    assert sorted(p.name for p in layout.releases.iterdir()) == ["0001-111111111111", "CURRENT"]
+
+
+def test_state_runs_that_no_kept_release_lists_are_deleted(layout: Layout) -> None:
+    first, _ = publish_partitioned(layout, games=3, content="1" * 12)
+    run = state_runs(read_manifest(layout, first))[-1]
+    assert tree_digest(layout.state_dir(first)) == (run["sha256"], run["bytes"])
+    write_parts(layout.state / "0009-999999999999")  # left by a build killed before CURRENT switched
+    (layout.state / "0000-000000000000.parquet").write_bytes(b"PAR1")  # a run file of an older gopat
+    (layout.state / "notes.txt").write_text("not a run")
+    write_parts(layout.state_dir("0002-222222222222"), salt=7)  # the same version's run of a killed build
+
+    second, _ = publish_partitioned(layout, games=4, content="2" * 12, runs=[first], keep=1)
+    assert second == "0002-222222222222"
+    assert sorted(p.name for p in layout.state.iterdir()) == [first, second, "notes.txt"]
+    run = state_runs(read_manifest(layout, second))[-1]
+    assert tree_digest(layout.state_dir(second)) == (run["sha256"], run["bytes"]), "the killed build's run replaced"
+
+    third, _ = publish_partitioned(layout, games=5, content="3" * 12, keep=1)  # a new base run: the others go
+    assert sorted(p.name for p in layout.state.iterdir()) == [third, "notes.txt"]
+    assert versions(layout) == [third]

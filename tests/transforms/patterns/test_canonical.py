@@ -13,14 +13,12 @@ from hypothesis import strategies as st
 
 from gopat.transforms.patterns.canonical import (
     EVENTS_SCHEMA,
-    PATTERN_COUNTS_SCHEMA,
     canonical_events,
     canonical_shard,
     check_event_families,
     describe_keys,
     key_strings,
     key_values,
-    merge_counts,
 )
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import key_string
@@ -133,43 +131,3 @@ def test_key_values_invert_the_key_text(family: str, seed: int, count: int) -> N
 def test_key_values_reject_malformed_texts(texts: list[str | None], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         key_values(pa.array(texts, type=pa.string()), 4)
-
-
-def count_rows(family: str, keys: np.ndarray, rng: np.random.Generator) -> tuple[pa.Table, np.ndarray]:
-    """Complete-count rows (PATTERN_COUNTS_SCHEMA) of distinct keys, in key order, with random counts (and masks for
-    blk4)."""
-    keys = np.unique(keys)
-    occurrence = rng.integers(1, 50, size=len(keys))
-    chosen = rng.integers(0, occurrence + 1)
-    result = rng.integers(0, 2**16, size=len(keys)) if family == "blk4" else None
-    return pa.table({
-        "family": pa.array([family] * len(keys), type=pa.string()),
-        "symmetry": pa.array(np.full(len(keys), 8), type=pa.int32()), "key": keys,
-        "occurrence": occurrence, "chosen": chosen,
-        "orbit_size": pa.array(rng.integers(1, 9, size=len(keys)), type=pa.int32()),
-        "result": pa.array(result, type=pa.int64()) if result is not None else pa.nulls(len(keys), pa.int64()),
-    }, schema=PATTERN_COUNTS_SCHEMA), keys
-
-
-@settings(max_examples=40, deadline=None)
-@given(family=st.sampled_from(["sq3", "blk4", "d12"]), seed=st.integers(0, 2**32 - 1),
-       sizes=st.tuples(st.integers(0, 30), st.integers(0, 30), st.integers(0, 30)))
-def test_merge_counts_sums_shared_keys_and_inserts_new_ones_in_order(
-    family: str, seed: int, sizes: tuple[int, int, int]
-) -> None:
-    only_base, shared, only_new = (random_keys(family, size, seed + i) for i, size in enumerate(sizes))
-    rng = np.random.default_rng(seed)
-    base, base_keys = count_rows(family, np.concatenate([only_base, shared]), rng)
-    new, new_keys = count_rows(family, np.concatenate([shared, only_new]), rng)
-    merged = merge_counts(base, base_keys, new, new_keys)
-    expected: dict[str, list] = {}
-    for row in [*base.to_pylist(), *new.to_pylist()]:
-        if row["key"] not in expected:
-            expected[row["key"]] = dict(row)
-            continue
-        sums = expected[row["key"]]
-        sums["occurrence"] += row["occurrence"]
-        sums["chosen"] += row["chosen"]
-        sums["result"] = None if row["result"] is None else sums["result"] | row["result"]
-    assert merged.schema == base.schema
-    assert merged.to_pylist() == [expected[key] for key in sorted(expected)]

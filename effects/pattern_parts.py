@@ -1,0 +1,109 @@
+"""One part of the pattern counts (a family, a symmetry and a key range), summed and written as a task on the build's
+runner (flows/shards.py): its file of the build state's run and its file of pattern_stats
+(docs/releases.md#parts).
+
+A part reads its inputs, the extraction shards or the files of the state's runs, by path, sums them in a DuckDB of its
+own (one thread), and writes its files, so parts run side by side in worker processes and no row passes through the
+flow. The same part of the same counts gives the same bytes, whoever sums it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from gopat.effects.parquet import PATTERN_STATS_PARQUET, PATTERN_STATS_SCHEMA, ROW_GROUP_ROWS
+from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, describe_keys
+
+PART_MEMORY = "1GB"  # a part's DuckDB; two workers and the flow's 2 GB stay under 4 GiB (README, Guarantees)
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """Keys [lo, hi) (None: unbounded) of one family and symmetry, the index-th part of them."""
+
+    family: str
+    symmetry: int
+    index: int
+    lo: int | None
+    hi: int | None
+
+    @property
+    def file(self) -> str:
+        """The part's file in a partitioned table or a state run: ``<family>/<symmetry>/<index>.parquet``."""
+        return f"{self.family}/{self.symmetry:02d}/{self.index:04d}.parquet"
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """What a part's pattern_stats file leaves out: keys below the family's threshold and their summed counts."""
+
+    keys: int
+    occurrence: int
+    chosen: int
+
+
+def sum_part(
+    part: Part, inputs: Sequence[Path], *, state: Path | None, published: Path | None, min_occurrence: int
+) -> LeftOut:
+    """Sum the counts of `part` in Parquet files `inputs` (pattern counts: family, symmetry, key, orbit_size,
+    occurrence, chosen, result) per key; write them to `state` and the keys seen at least `min_occurrence` times,
+    described, to `published`, each if given; return what `published` leaves out.
+
+    Files are written to a temporary name beside their path and renamed: a part is either written whole or absent.
+    """
+    con = duckdb.connect(config={"threads": 1, "memory_limit": PART_MEMORY})
+    try:
+        con.execute("SET enable_progress_bar = false")  # a session option; a part's queries are short
+        if inputs:
+            con.read_parquet([str(path) for path in inputs]).create_view("pattern_shards")
+            con.execute(
+                "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
+                [part.family, part.symmetry, part.lo, part.hi],
+            )
+            counts = con.sql(sql_text("pattern_counts")).to_arrow_table()
+        else:
+            counts = PATTERN_COUNTS_SCHEMA.empty_table()
+    finally:
+        con.close()
+    counts = counts.select(PATTERN_COUNTS_SCHEMA.names).cast(PATTERN_COUNTS_SCHEMA).combine_chunks()
+    if state is not None:
+        _write(state, counts, PATTERN_COUNTS_SCHEMA, compression="zstd")
+    if published is None:
+        return LeftOut(0, 0, 0)
+    kept = counts.filter(pc.greater_equal(counts["occurrence"], min_occurrence))
+    _write(published, _described(part.family, kept), PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET)
+    return LeftOut(counts.num_rows - kept.num_rows, _sum(counts, "occurrence") - _sum(kept, "occurrence"),
+                   _sum(counts, "chosen") - _sum(kept, "chosen"))
+
+
+def _described(family: str, counts: pa.Table) -> pa.Table:
+    """pattern_stats rows of summed counts: the key as its digit string, with `chosen_rate`, `stones` and `diagram`,
+    drawn in Arrow (passing the strings through DuckDB cost more than drawing them)."""
+    described = describe_keys(family, counts["key"].to_numpy())
+    occurrence, chosen = counts["occurrence"].to_numpy(), counts["chosen"].to_numpy()
+    columns = {name: counts[name] for name in counts.column_names} | {
+        "key": described["key_text"], "chosen_rate": pa.array(chosen / occurrence, type=pa.float64()),
+        "stones": described["stones"], "diagram": described["diagram"]}
+    return pa.table([columns[name] for name in PATTERN_STATS_SCHEMA.names],
+                    names=PATTERN_STATS_SCHEMA.names).cast(PATTERN_STATS_SCHEMA)
+
+
+def _write(path: Path, rows: pa.Table, schema: pa.Schema, **options: object) -> None:
+    """Write `rows` to Parquet file `path` in row groups of ROW_GROUP_ROWS, by a temporary file renamed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with pq.ParquetWriter(tmp, schema, **options) as writer:
+        writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
+    tmp.replace(path)
+
+
+def _sum(rows: pa.Table, column: str) -> int:
+    return int(pc.sum(rows[column]).as_py() or 0)
