@@ -24,7 +24,7 @@ from gopat.effects.pattern_parts import Part, sum_part
 from gopat.effects.warehouse.lock import fault_point
 from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
-from gopat.flows.shards import SYMMETRIES, extract_shard, shard_executor
+from gopat.flows.shards import SYMMETRIES, ShardPool, extract_shard, shard_executor
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.games.packed import GameMoves
 
@@ -97,11 +97,11 @@ def extract_shards(
 @task(cache_policy=NO_CACHE)
 def sum_parts(
     parts: Sequence[Part], inputs: Sequence[Sequence[Path]], *, state: Path | None, published: Path | None,
-    min_occurrence: Mapping[str, int], workers: int, runner: str, show: str,
+    min_occurrence: Mapping[str, int], pool: ShardPool, show: str,
 ) -> pa.Table:
     """Sum each of `parts` from its Parquet files `inputs[i]` and write its file of the state run folder `state` and
-    of the pattern_stats folder `published` (each if given), as tasks on the build's runner (effects/pattern_parts.py);
-    returns the tallies of the keys pattern_stats leaves out per family and symmetry.
+    of the pattern_stats folder `published` (each if given), as tasks on the build's runner `pool`
+    (effects/pattern_parts.py); returns the tallies of the keys pattern_stats leaves out per family and symmetry.
 
     Parts are independent: on this machine two run at once, each in its own process and DuckDB.
     """
@@ -112,8 +112,7 @@ def sum_parts(
         for part, files in zip(parts, inputs, strict=True)
     ]
     left: dict[tuple[str, int], tuple[int, int, int]] = {}
-    with (shard_executor(workers=workers, runner=runner) as pool,
-          progress(show, "pattern_stats" if published else "pattern counts", len(calls)) as advance):
+    with progress(show, "pattern_stats" if published else "pattern counts", len(calls)) as advance:
         for part, out in zip(parts, pool.results(calls), strict=True):
             keys, occurrence, chosen = left.get((part.family, part.symmetry), (0, 0, 0))
             left[part.family, part.symmetry] = (keys + out.keys, occurrence + out.occurrence, chosen + out.chosen)
@@ -212,27 +211,38 @@ def pattern_stats_file(
     shards = sorted((stage / "patterns").glob("*.parquet"))  # extract_shards writes one at least
     previous_files = [path for run in previous_runs for path in part_files(run)]
     parts = plan_parts(con, [*shards, *previous_files], families=families)
-    on_runner = functools.partial(sum_parts, min_occurrence=min_occurrence, workers=workers, runner=runner, show=show)
-    published, state = stage / "pattern_stats", stage / STATE_DIR
-    if previous is None:
-        tail = on_runner(parts, [shards] * len(parts), state=state, published=published)
-        files = PatternFiles(published=published, run=state, base=True, tail=tail)
-    else:
-        new = stage / NEW_COUNTS_DIR
-        _ = on_runner(parts, [shards] * len(parts), state=new, published=None)
-        runs = [*previous_runs, new]
-        compacted = sum(map(_bytes, runs[1:])) > STATE_DELTA_SHARE * _bytes(runs[0])
-        tail = on_runner(parts, [[path for run in runs for path in part_files(run, part)] for part in parts],
-                         state=state if compacted else None, published=published)
-        files = PatternFiles(published=published, run=state if compacted else new, base=compacted, tail=tail)
+    with shard_executor(workers=workers, runner=runner) as pool:
+        files = _write_parts(parts, shards, stage, previous_runs=previous_runs, pool=pool,
+                             min_occurrence=min_occurrence, show=show)
+    if previous is not None:
         view(con, "pattern_counts_previous", previous_files)
-        view(con, "pattern_counts_new", part_files(new))
+        view(con, "pattern_counts_new", part_files(stage / NEW_COUNTS_DIR))
         view(con, "pattern_stats_previous", part_files(previous / "pattern_stats"))
         view(con, "pattern_tail_previous", [previous / "pattern_tail.parquet"])
-    view(con, "pattern_stats", part_files(published))
+    view(con, "pattern_stats", part_files(files.published))
     if files.base:
         view(con, "pattern_counts", part_files(files.run))
     return files
+
+
+def _write_parts(
+    parts: list[Part], shards: list[Path], stage: Path, *, previous_runs: Sequence[Path], pool: ShardPool,
+    min_occurrence: Mapping[str, int], show: str,
+) -> PatternFiles:
+    """The passes of pattern_stats_file over `parts` on the runner `pool`: one for a full build (no `previous_runs`),
+    two for an incremental one."""
+    on_runner = functools.partial(sum_parts, min_occurrence=min_occurrence, pool=pool, show=show)
+    published, state = stage / "pattern_stats", stage / STATE_DIR
+    if not previous_runs:
+        tail = on_runner(parts, [shards] * len(parts), state=state, published=published)
+        return PatternFiles(published=published, run=state, base=True, tail=tail)
+    new = stage / NEW_COUNTS_DIR
+    _ = on_runner(parts, [shards] * len(parts), state=new, published=None)
+    runs = [*previous_runs, new]
+    compacted = sum(map(_bytes, runs[1:])) > STATE_DELTA_SHARE * _bytes(runs[0])
+    tail = on_runner(parts, [[path for run in runs for path in part_files(run, part)] for part in parts],
+                     state=state if compacted else None, published=published)
+    return PatternFiles(published=published, run=state if compacted else new, base=compacted, tail=tail)
 
 
 def part_files(folder: Path, part: Part | None = None) -> list[Path]:

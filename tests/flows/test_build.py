@@ -8,7 +8,8 @@ import json
 import os
 import shutil
 import tarfile
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from itertools import islice
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from gopat.effects.warehouse.files import tree_digest
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files, versions
 from gopat.flows import patterns as pattern_tasks
 from gopat.flows.build import PUBLISHED
-from gopat.flows.shards import extract_shard
+from gopat.flows.shards import ShardPool, extract_shard, shard_executor
 from gopat.transforms.games.archives import iter_members
 from gopat.transforms.games.records import ingest_members
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES
@@ -186,14 +187,20 @@ def shards_of(stage: Path, shards: list[int], folder: Path) -> list[Path]:
     return sorted(folder.glob("*.parquet"))
 
 
+@pytest.fixture(scope="module")
+def pool() -> Iterator[ShardPool]:
+    """Two local worker processes for the parts of the tests below."""
+    with shard_executor(workers=2) as workers:
+        yield workers
+
+
 def sum_parts(
-    parts: list[Part], inputs: list[list[Path]], out: Path, *, state: bool = True, published: bool = True
+    pool: ShardPool, parts: list[Part], inputs: list[list[Path]], out: Path, *, published: bool = True
 ) -> tuple[Path, Path, pa.Table]:
-    """Sum `parts` of `inputs` on two local worker processes into the state run folder out/state and the pattern_stats
-    folder out/published; returns both and the tallies of what pattern_stats left out."""
-    tail = pattern_tasks.sum_parts.fn(
-        parts, inputs, state=out / "state" if state else None, published=out / "published" if published else None,
-        min_occurrence=THRESHOLDS, workers=2, runner="local", show="quiet")
+    """Sum `parts` of `inputs` on `pool` into the state run folder out/state and the pattern_stats folder
+    out/published; returns both and the tallies of what pattern_stats left out."""
+    tail = pattern_tasks.sum_parts.fn(parts, inputs, state=out / "state", published=out / "published" if published
+                                      else None, min_occurrence=THRESHOLDS, pool=pool, show="quiet")
     return out / "state", out / "published", tail
 
 
@@ -202,74 +209,84 @@ def files(folder: Path) -> dict[str, bytes]:
     return {path.relative_to(folder).as_posix(): path.read_bytes() for path in pattern_tasks.part_files(folder)}
 
 
-def plan(sources: list[Path]) -> list[Part]:
-    with duckdb.connect() as con:
+def rows(folder: Path) -> list[tuple]:
+    """The rows of a partitioned table's or state run's files, in path order."""
+    return duckdb.sql("FROM read_parquet($files)", params={
+        "files": [str(path) for path in pattern_tasks.part_files(folder)]}).fetchall()
+
+
+def plan(sources: list[Path], *, part_keys: int = FEW_KEYS) -> list[Part]:
+    with duckdb.connect() as con, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pattern_tasks, "PART_KEYS", part_keys)
         return pattern_tasks.plan_parts(con, sources, families=DEFAULT_FAMILIES)
 
 
-def test_parts_depend_on_the_keys_not_on_the_shards(stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                                    ) -> None:
-    monkeypatch.setattr(pattern_tasks, "PART_KEYS", FEW_KEYS)
+@pytest.fixture(scope="module")
+def whole(stage: Path, pool: ShardPool, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Part], Path, Path,
+                                                                                           pa.Table]:
+    """The stage's shards cut in parts of FEW_KEYS keys and summed: the parts, the state run and pattern_stats
+    folders, and the tallies."""
     shards = sorted((stage / "patterns").glob("*.parquet"))
     parts = plan(shards)
+    return parts, *sum_parts(pool, parts, [shards] * len(parts), tmp_path_factory.mktemp("whole"))
+
+
+def test_parts_depend_on_the_keys_not_on_the_shards(
+    stage: Path, pool: ShardPool, whole: tuple[list[Part], Path, Path, pa.Table], tmp_path: Path
+) -> None:
+    parts, state, published, tail = whole
+    counts = Counter((part.family, part.symmetry) for part in parts)
+    assert set(counts) == {(family, symmetry) for family in DEFAULT_FAMILIES for symmetry in (8, 16)}
+    assert counts["sq5", 8] > 3 and counts["blk4", 8] > 1
     # the same 60 games in two shards of 30: other shard files, the same parts and the same part files
     resharded = tmp_path / "resharded"
     resharded.mkdir()
     for i, parquet in enumerate(shard_bytes(stage, games_per_shard=30)):
         (resharded / f"shard-{i:05d}.parquet").write_bytes(parquet)
-    assert plan(sorted(resharded.glob("*.parquet"))) == parts
-    counts = {(p.family, p.symmetry): sum(1 for q in parts if (q.family, q.symmetry) == (p.family, p.symmetry))
-              for p in parts}
-    assert set(counts) == {(family, symmetry) for family in DEFAULT_FAMILIES for symmetry in (8, 16)}
-    assert counts["sq5", 8] > 3 and counts["blk4", 8] > 1
-    state, published, tail = sum_parts(parts, [shards] * len(parts), tmp_path / "three")
-    again = sum_parts(parts, [sorted(resharded.glob("*.parquet"))] * len(parts), tmp_path / "two")
+    shards = sorted(resharded.glob("*.parquet"))
+    assert plan(shards) == parts
+    again = sum_parts(pool, parts, [shards] * len(parts), tmp_path / "two")
     assert files(again[0]) == files(state) and files(again[1]) == files(published)
     assert tail.equals(again[2])
     assert sorted(files(published)) == sorted(part.file for part in parts)
     # the files, in path order, are the whole table: keys sorted and unique, every family, the thresholds applied
-    rows = duckdb.sql("FROM read_parquet($files)", params={
-        "files": [str(path) for path in pattern_tasks.part_files(published)]}).fetchall()
-    keys = [(family, symmetry, key) for family, symmetry, key, *_ in rows]
+    stats = rows(published)
+    keys = [(family, symmetry, int(key)) for family, symmetry, key, *_ in stats]
     assert len(set(keys)) == len(keys) and {family for family, _, _ in keys} == set(DEFAULT_FAMILIES)
-    assert [(f, s, int(k)) for f, s, k in keys] == sorted((f, s, int(k)) for f, s, k in keys)
-    assert all(occurrence >= THRESHOLDS[family] for family, _, _, occurrence, *_ in rows)
+    assert keys == sorted(keys)
+    assert all(occurrence >= THRESHOLDS[family] for family, _, _, occurrence, *_ in stats)
 
 
-def test_many_parts_hold_the_rows_of_one(stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    shards = sorted((stage / "patterns").glob("*.parquet"))
-    whole = plan(shards)
-    assert len(whole) == 2 * len(DEFAULT_FAMILIES)  # one a family and symmetry
-    monkeypatch.setattr(pattern_tasks, "PART_KEYS", FEW_KEYS)
-    parts = plan(shards)
-    assert len(parts) > 2 * len(whole)
-    for out, cut in (("one", whole), ("many", parts)):
-        sum_parts(cut, [shards] * len(cut), tmp_path / out)
-    for folder in ("state", "published"):
-        one, many = (duckdb.sql("FROM read_parquet($files)", params={"files": [
-            str(path) for path in pattern_tasks.part_files(tmp_path / out / folder)]}).fetchall()
-            for out in ("one", "many"))
-        assert many == one and len(one) > 50_000, folder
-
-
-@pytest.mark.parametrize("runs", [[[0], [1, 2]], [[0, 1], [2]], [[1, 2], [0]], [[0], [1], [2]]],
-                         ids=["small-base", "large-base", "new-first-games", "three-runs"])
-def test_runs_summed_are_the_whole_counts(
-    stage: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runs: list[list[int]]
+def test_many_parts_hold_the_rows_of_one(
+    stage: Path, pool: ShardPool, whole: tuple[list[Part], Path, Path, pa.Table], tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(pattern_tasks, "PART_KEYS", FEW_KEYS)
     shards = sorted((stage / "patterns").glob("*.parquet"))
-    parts = plan(shards)
-    whole_state, whole_published, _ = sum_parts(parts, [shards] * len(parts), tmp_path / "whole")
+    one = plan(shards, part_keys=pattern_tasks.PART_KEYS)
+    assert len(one) == 2 * len(DEFAULT_FAMILIES)  # one a family and symmetry
+    parts, state, published, _ = whole
+    assert len(parts) > 2 * len(one)
+    one_state, one_published, _ = sum_parts(pool, one, [shards] * len(one), tmp_path)
+    assert rows(one_state) == rows(state) and len(rows(state)) > 50_000
+    assert rows(one_published) == rows(published)
+
+
+@pytest.mark.parametrize("runs", [[[0], [1, 2]], [[1], [0], [2]]], ids=["two-runs", "three-runs"])
+def test_runs_summed_are_the_whole_counts(
+    stage: Path, pool: ShardPool, whole: tuple[list[Part], Path, Path, pa.Table], tmp_path: Path,
+    runs: list[list[int]],
+) -> None:
+    parts, whole_state, whole_published, _ = whole
     run_folders = []
     for i, chosen in enumerate(runs):  # each run cut at its own keys, as the build that wrote it cut them
         own = shards_of(stage, chosen, tmp_path / f"shards-{i}")
-        run_folders.append(sum_parts(plan(own), [own] * len(plan(own)), tmp_path / f"run-{i}", published=False)[0])
+        own_parts = plan(own)
+        run_folders.append(sum_parts(pool, own_parts, [own] * len(own_parts), tmp_path / f"run-{i}",
+                                     published=False)[0])
     run_files = [path for run in run_folders for path in pattern_tasks.part_files(run)]
     assert plan(run_files) == parts  # the runs hold the whole key set
     state, published, tail = sum_parts(
-        parts, [[path for run in run_folders for path in pattern_tasks.part_files(run, part)] for part in parts],
-        tmp_path / "merged")
+        pool, parts, [[path for run in run_folders for path in pattern_tasks.part_files(run, part)] for part in parts],
+        tmp_path / "summed")
     assert files(state) == files(whole_state) and files(published) == files(whole_published)
     with duckdb.connect() as con:
         con.read_parquet([str(path) for path in pattern_tasks.part_files(whole_state)]).create_view("whole")
