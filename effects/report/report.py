@@ -14,7 +14,6 @@ fragment names it (CSS ``:target``), so clicking a move is following a link. The
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,28 +26,17 @@ from gopat.effects.report.openings import fuseki_page, openings_page
 from gopat.effects.report.options import ReportOptions
 from gopat.effects.report.patterns import patterns_page, templates_page
 from gopat.effects.report.summary import index_page
-from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files
+from gopat.effects.warehouse.layout import Layout, read_manifest
+from gopat.effects.warehouse.open import open_release
 
 __all__ = ["ReportOptions", "build_report", "release_tables", "report_summary"]
 
-_TABLE_NAME = re.compile(r"[a-z_][a-z0-9_]*")  # the release's tables (docs/releases.md#tables) are plain names
 
 
 def release_tables(warehouse: Path, release: str | None = None) -> tuple[duckdb.DuckDBPyConnection, dict[str, Any]]:
-    """An in-memory DuckDB with one view per table of a release (a partitioned table's files in order), and its
-    manifest."""
-    layout = Layout(Path(warehouse))
-    version = release or current_version(layout)
-    if version is None:
-        raise ValueError(f"no release in {layout.releases}; run `gopat build` first")
-    manifest = read_manifest(layout, version)
-    con = duckdb.connect()
-    for table, files in table_files(layout.release_dir(version)).items():
-        if not _TABLE_NAME.fullmatch(table):
-            raise ValueError(f"{table}: not a table name of a release")
-        # the paths go to DuckDB as values, never as SQL text (a CREATE VIEW cannot take a bind parameter)
-        con.read_parquet([str(path.resolve()) for path in files]).create_view(table)
-    return con, manifest
+    """An in-memory DuckDB with one view per table of a release (effects/warehouse/open.py), and its manifest."""
+    con, version = open_release(warehouse, release)
+    return con, read_manifest(Layout(Path(warehouse)), version)
 
 
 def build_report(
