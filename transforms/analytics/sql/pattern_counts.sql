@@ -1,19 +1,18 @@
 -- pattern_counts, the complete counts a build keeps as state (docs/releases.md#build-state): one row per family x
 -- symmetry (8|16) x canonical key, sorted by family, symmetry, key. pattern_stats publishes its rows seen at least
 -- min_occurrence times, described; pattern_tail sums the rest.
--- `pattern_shards` is the union of the per-shard Parquet files the extraction workers wrote,
--- already canonical under the 8- and 16-element groups (transforms/patterns/canonical.py canonical_shard), so
--- merging shards is a plain sum. One run sums one part: the family and symmetry of the variable
--- `summed_part` and its key range [lo, hi) (NULL: unbounded), so that one hash table fits the
--- build's memory limit however large the corpus. Rows come out in key order; the parts are taken
--- in (family, symmetry, key) order, so the build appends them to the table's Parquet file sorted,
--- without a global sort.
+-- `pattern_shards` is the union of the Parquet files a part sums (effects/pattern_parts.py): the per-shard files
+-- the extraction workers wrote, already canonical under the 8- and 16-element groups
+-- (transforms/patterns/canonical.py canonical_shard), or the files of the build state's runs, so summing them is a
+-- plain sum. One run sums one part: the family and symmetry of the variable `summed_part` and its key range
+-- [lo, hi) (NULL: unbounded), so that one hash table fits a worker's memory however large the corpus. Rows come
+-- out in key order, the order of the part's files (docs/releases.md#parts).
 -- The bounds fold into constant filters of the Parquet scan, which then reads only the shards'
 -- row groups that can hold the range (a COALESCE over `key` is not pushed down: every part read
 -- its whole family and symmetry).
 -- `key` is the int64 canonical key. pattern_stats writes it as its digit string (for d12 the seed's
 -- 27-digit hash) and adds the columns `chosen_rate`, `stones` and `diagram` of each key in Arrow
--- (effects/parquet.py); `result` is the 4x4 block's who-played-where mask (blk4 only, else NULL).
+-- (effects/pattern_parts.py); `result` is the 4x4 block's who-played-where mask (blk4 only, else NULL).
 WITH part AS (
     SELECT key, orbit_size, occurrence, chosen, result
     FROM pattern_shards
