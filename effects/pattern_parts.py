@@ -2,9 +2,10 @@
 runner (flows/shards.py): its file of the build state's run and its file of pattern_stats
 (docs/releases.md#parts).
 
-A part reads its inputs, the extraction shards or the files of the state's runs, by path, sums them in a DuckDB of its
-own (one thread), and writes its files, so parts run side by side in worker processes and no row passes through the
-flow. The same part of the same counts gives the same bytes, whoever sums it.
+A part reads its inputs by path, the extraction shards, summed in a DuckDB of its own (one thread,
+pattern_counts.sql), or the files of the state's runs, merged (canonical.py summed_runs), and
+writes its files, so parts run side by side in worker processes and no row passes through the
+flow. The same part of the same counts gives the same bytes, whoever sums it and how.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from gopat.effects.parquet import PATTERN_STATS_PARQUET, PATTERN_STATS_SCHEMA, ROW_GROUP_ROWS
 from gopat.transforms.analytics.loader import sql_text
-from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, describe_keys
+from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, describe_keys, summed_runs
 
+SAMPLE_SCHEMA = pa.schema([("family", pa.string()), ("symmetry", pa.int32()), ("key", pa.int64())])
 PART_MEMORY = "1GB"  # a part's DuckDB; two workers and the flow's 2 GB stay under 4 GiB (README, Guarantees)
 
 
@@ -51,29 +54,23 @@ class LeftOut:
 
 
 def sum_part(
-    part: Part, inputs: Sequence[Path], *, state: Path | None, published: Path | None, min_occurrence: int
+    part: Part, inputs: Sequence[Path], *, runs: bool = False, state: Path | None, published: Path | None,
+    min_occurrence: int,
 ) -> LeftOut:
     """Sum the counts of `part` in Parquet files `inputs` (pattern counts: family, symmetry, key, orbit_size,
     occurrence, chosen, result) per key; write them to `state` and the keys seen at least `min_occurrence` times,
     described, to `published`, each if given; return what `published` leaves out.
 
+    `runs`: the inputs are a build state's run files, few and each sorted by key, which a merge sums
+    faster than DuckDB; the extraction shards, dozens, DuckDB sums faster (BENCHMARKS.md, session 23).
     Files are written to a temporary name beside their path and renamed: a part is either written whole or absent.
     """
-    con = duckdb.connect(config={"threads": 1, "memory_limit": PART_MEMORY})
-    try:
-        con.execute("SET enable_progress_bar = false")  # a session option; a part's queries are short
-        if inputs:
-            con.read_parquet([str(path) for path in inputs]).create_view("pattern_shards")
-            con.execute(
-                "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
-                [part.family, part.symmetry, part.lo, part.hi],
-            )
-            counts = con.sql(sql_text("pattern_counts")).to_arrow_table()
-        else:
-            counts = PATTERN_COUNTS_SCHEMA.empty_table()
-    finally:
-        con.close()
-    counts = counts.select(PATTERN_COUNTS_SCHEMA.names).cast(PATTERN_COUNTS_SCHEMA).combine_chunks()
+    if not inputs:
+        counts = PATTERN_COUNTS_SCHEMA.empty_table()
+    elif runs:
+        counts = summed_runs(_rows(part, inputs), family=part.family, symmetry=part.symmetry)
+    else:
+        counts = _summed(part, inputs)
     if state is not None:
         _write(state, counts, PATTERN_COUNTS_SCHEMA, compression="zstd")
     if published is None:
@@ -82,6 +79,39 @@ def sum_part(
     _write(published, _described(part.family, kept), PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET)
     return LeftOut(counts.num_rows - kept.num_rows, _sum(counts, "occurrence") - _sum(kept, "occurrence"),
                    _sum(counts, "chosen") - _sum(kept, "chosen"))
+
+
+def _summed(part: Part, inputs: Sequence[Path]) -> pa.Table:
+    """pattern_counts.sql over `inputs`: the counts of `part`, summed per key."""
+    con = duckdb.connect(config={"threads": 1, "memory_limit": PART_MEMORY})
+    try:
+        con.execute("SET enable_progress_bar = false")  # a session option; a part's queries are short
+        con.read_parquet([str(path) for path in inputs]).create_view("pattern_shards")
+        con.execute(
+            "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
+            [part.family, part.symmetry, part.lo, part.hi],
+        )
+        counts = con.sql(sql_text("pattern_counts")).to_arrow_table()
+    finally:
+        con.close()
+    return counts.select(PATTERN_COUNTS_SCHEMA.names).cast(PATTERN_COUNTS_SCHEMA).combine_chunks()
+
+
+def _rows(part: Part, inputs: Sequence[Path]) -> pa.Table:
+    """The rows of `part` in Parquet files `inputs`; only the row groups that can hold its keys are read."""
+    where = (pc.field("family") == part.family) & (pc.field("symmetry") == part.symmetry)
+    if part.lo is not None:
+        where &= pc.field("key") >= part.lo
+    if part.hi is not None:
+        where &= pc.field("key") < part.hi
+    return ds.dataset([str(path) for path in inputs], format="parquet").to_table(
+        columns=["key", "orbit_size", "occurrence", "chosen", "result"], filter=where, use_threads=False)
+
+
+def write_sample(path: Path, sample: pa.Table) -> None:
+    """Write a key sample (family, symmetry, key: flows/patterns.py key_sample) to Parquet file `path`, by a temporary
+    file renamed."""
+    _write(path, sample.select(SAMPLE_SCHEMA.names).cast(SAMPLE_SCHEMA), SAMPLE_SCHEMA, compression="zstd")
 
 
 def _described(family: str, counts: pa.Table) -> pa.Table:

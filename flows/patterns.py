@@ -20,7 +20,8 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from gopat.effects.parquet import merge_move_patterns, write_move_patterns
-from gopat.effects.pattern_parts import Part, sum_part
+from gopat.effects.pattern_parts import Part, sum_part, write_sample
+from gopat.effects.warehouse.files import tree_bytes
 from gopat.effects.warehouse.lock import fault_point
 from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
@@ -30,6 +31,7 @@ from gopat.transforms.games.packed import GameMoves
 
 PART_KEYS = 2_000_000  # keys of the complete counts in a part, about: its sum and files fit a worker's memory
 SAMPLE_MODULUS = 64  # the keys whose hash is 0 modulo this cut the parts (pattern_parts.sql)
+SAMPLE_FILE = "sample.parquet"  # a state run's key sample, beside its part folders (docs/releases.md#build-state)
 STATE_DIR = "pattern_counts"  # the build's complete counts (a base run) in its stage (docs/releases.md#build-state)
 NEW_COUNTS_DIR = "pattern_counts_new"  # an incremental build's counts of its new games (a delta run), in its stage
 # An incremental build merges the state's runs into one new base run when its delta runs, the new games' counts
@@ -96,17 +98,18 @@ def extract_shards(
 
 @task(cache_policy=NO_CACHE)
 def sum_parts(
-    parts: Sequence[Part], inputs: Sequence[Sequence[Path]], *, state: Path | None, published: Path | None,
-    min_occurrence: Mapping[str, int], pool: ShardPool, show: str,
+    parts: Sequence[Part], inputs: Sequence[Sequence[Path]], *, runs: bool = False, state: Path | None,
+    published: Path | None, min_occurrence: Mapping[str, int], pool: ShardPool, show: str,
 ) -> pa.Table:
-    """Sum each of `parts` from its Parquet files `inputs[i]` and write its file of the state run folder `state` and
-    of the pattern_stats folder `published` (each if given), as tasks on the build's runner `pool`
-    (effects/pattern_parts.py); returns the tallies of the keys pattern_stats leaves out per family and symmetry.
+    """Sum each of `parts` from its Parquet files `inputs[i]` (shards, or state run files if `runs`) and write its
+    file of the state run folder `state` and of the pattern_stats folder `published` (each if given), as tasks on
+    the build's runner `pool` (effects/pattern_parts.py); returns the tallies of the keys pattern_stats leaves out
+    per family and symmetry.
 
     Parts are independent: on this machine two run at once, each in its own process and DuckDB.
     """
     calls = [
-        functools.partial(sum_part, part, files, state=state / part.file if state else None,
+        functools.partial(sum_part, part, files, runs=runs, state=state / part.file if state else None,
                           published=published / part.file if published else None,
                           min_occurrence=min_occurrence[part.family])
         for part, files in zip(parts, inputs, strict=True)
@@ -125,18 +128,26 @@ def sum_parts(
     })
 
 
-def plan_parts(con: duckdb.DuckDBPyConnection, sources: Sequence[Path], *, families: Sequence[str]) -> list[Part]:
-    """The parts of the complete counts of `families` whose keys are in Parquet files `sources` (the build's shards
-    and, in an incremental build, the previous state runs' files), in table order.
+def key_sample(con: duckdb.DuckDBPyConnection, sources: Sequence[Path]) -> pa.Table:
+    """The keys that cut parts in Parquet files `sources` (family, symmetry, key: shards, run files or run samples):
+    those whose hash is 0 modulo SAMPLE_MODULUS, distinct, in table order (pattern_parts.sql).
 
-    Each family and symmetry is cut into key ranges of about PART_KEYS keys at a sample of its
-    distinct keys that depends on the key set only (pattern_parts.sql): a full and an incremental
-    build over the same games cut the same parts, whatever the shards and the number of workers, so
-    they write the same files.
+    The sample of a set of keys depends on the set only, and the sample of samples is their union:
+    a state run keeps its sample in SAMPLE_FILE, so an incremental build plans its parts from the new
+    games' shards and the runs' samples without reading the runs.
     """
     con.read_parquet([str(path) for path in sources], union_by_name=True).create_view("pattern_keys", replace=True)
     con.execute("SET VARIABLE sample_modulus = ?", [SAMPLE_MODULUS])
-    sample = con.sql(sql_text("pattern_parts")).to_arrow_table()
+    return con.sql(sql_text("pattern_parts")).to_arrow_table()
+
+
+def plan_parts(sample: pa.Table, *, families: Sequence[str]) -> list[Part]:
+    """The parts of the complete counts of `families` whose `key_sample` is `sample`, in table order.
+
+    Each family and symmetry is cut into key ranges of about PART_KEYS keys at its sampled keys: a
+    full and an incremental build over the same games cut the same parts, whatever the shards and
+    the number of workers, so they write the same files.
+    """
     parts = []
     for family in sorted(families):
         for symmetry in SYMMETRIES:
@@ -209,13 +220,14 @@ def pattern_stats_file(
     previous release's pattern_stats_previous and pattern_tail_previous.
     """
     shards = sorted((stage / "patterns").glob("*.parquet"))  # extract_shards writes one at least
-    previous_files = [path for run in previous_runs for path in part_files(run)]
-    parts = plan_parts(con, [*shards, *previous_files], families=families)
+    run = stage / (NEW_COUNTS_DIR if previous_runs else STATE_DIR)
+    write_sample(run / SAMPLE_FILE, key_sample(con, shards))
+    sample = key_sample(con, [folder / SAMPLE_FILE for folder in [*previous_runs, run]])
     with shard_executor(workers=workers, runner=runner) as pool:
-        files = _write_parts(parts, shards, stage, previous_runs=previous_runs, pool=pool,
+        files = _write_parts(shards, stage, previous_runs=previous_runs, sample=sample, families=families, pool=pool,
                              min_occurrence=min_occurrence, show=show)
     if previous is not None:
-        view(con, "pattern_counts_previous", previous_files)
+        view(con, "pattern_counts_previous", [path for folder in previous_runs for path in part_files(folder)])
         view(con, "pattern_counts_new", part_files(stage / NEW_COUNTS_DIR))
         view(con, "pattern_stats_previous", part_files(previous / "pattern_stats"))
         view(con, "pattern_tail_previous", [previous / "pattern_tail.parquet"])
@@ -226,35 +238,36 @@ def pattern_stats_file(
 
 
 def _write_parts(
-    parts: list[Part], shards: list[Path], stage: Path, *, previous_runs: Sequence[Path], pool: ShardPool,
-    min_occurrence: Mapping[str, int], show: str,
+    shards: list[Path], stage: Path, *, previous_runs: Sequence[Path], sample: pa.Table, families: Sequence[str],
+    pool: ShardPool, min_occurrence: Mapping[str, int], show: str,
 ) -> PatternFiles:
-    """The passes of pattern_stats_file over `parts` on the runner `pool`: one for a full build (no `previous_runs`),
-    two for an incremental one."""
+    """The passes of pattern_stats_file on the runner `pool`, over the parts of the key `sample` of all runs: one for
+    a full build (no `previous_runs`), two for an incremental one, whose new games' run is cut at its own keys
+    (fewer parts: a part reads every run's files of its family and symmetry, whatever their cuts)."""
     on_runner = functools.partial(sum_parts, min_occurrence=min_occurrence, pool=pool, show=show)
     published, state = stage / "pattern_stats", stage / STATE_DIR
+    parts = plan_parts(sample, families=families)
     if not previous_runs:
         tail = on_runner(parts, [shards] * len(parts), state=state, published=published)
         return PatternFiles(published=published, run=state, base=True, tail=tail)
     new = stage / NEW_COUNTS_DIR
-    _ = on_runner(parts, [shards] * len(parts), state=new, published=None)
+    own = plan_parts(pq.read_table(new / SAMPLE_FILE), families=families)
+    _ = on_runner(own, [shards] * len(own), state=new, published=None)
     runs = [*previous_runs, new]
-    compacted = sum(map(_bytes, runs[1:])) > STATE_DELTA_SHARE * _bytes(runs[0])
-    tail = on_runner(parts, [[path for run in runs for path in part_files(run, part)] for part in parts],
+    compacted = sum(map(tree_bytes, runs[1:])) > STATE_DELTA_SHARE * tree_bytes(runs[0])
+    tail = on_runner(parts, [[path for run in runs for path in part_files(run, part)] for part in parts], runs=True,
                      state=state if compacted else None, published=published)
+    if compacted:
+        write_sample(state / SAMPLE_FILE, sample)
     return PatternFiles(published=published, run=state if compacted else new, base=compacted, tail=tail)
 
 
 def part_files(folder: Path, part: Part | None = None) -> list[Path]:
-    """The part files of a partitioned table or state run `folder`, in table order; only those of `part`'s family and
-    symmetry if given."""
+    """The part files of a partitioned table or state run `folder` (not a run's SAMPLE_FILE), in table order; only
+    those of `part`'s family and symmetry if given."""
     if part is not None:
-        folder = folder / Path(part.file).parent
-    return sorted(folder.rglob("*.parquet"))
-
-
-def _bytes(folder: Path) -> int:
-    return sum(path.stat().st_size for path in part_files(folder))
+        return sorted((folder / Path(part.file).parent).glob("*.parquet"))
+    return sorted(folder.glob("*/*/*.parquet"))
 
 
 def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path]) -> None:

@@ -69,6 +69,11 @@ def tree_files(folder: Path) -> list[Path]:
     return sorted((path for path in folder.rglob("*") if path.is_file()), key=lambda path: _relative(path, folder))
 
 
+def tree_bytes(folder: Path) -> int:
+    """The total bytes of the files under ``folder``."""
+    return sum(path.stat().st_size for path in tree_files(folder))
+
+
 def tree_digest(folder: Path) -> tuple[str, int]:
     """The sha256 (hex) of a folder's files and their total bytes: a build state run's ``sha256`` and ``bytes``.
 

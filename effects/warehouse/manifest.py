@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from gopat.effects.warehouse.fetch import Fetched
-from gopat.effects.warehouse.files import tree_digest, tree_files
+from gopat.effects.warehouse.files import tree_bytes, tree_digest
 from gopat.effects.warehouse.layout import Layout, created_now, manifest_tables, read_manifest, state_runs
 from gopat.transforms.patterns.families import min_occurrence as thresholds
 
@@ -186,7 +186,7 @@ def _state_kept(layout: Layout, manifest: Mapping[str, Any]) -> bool:
     return (
         bool(runs)
         and all(
-            folder.is_dir() and sum(path.stat().st_size for path in tree_files(folder)) == run.get("bytes")
+            folder.is_dir() and tree_bytes(folder) == run.get("bytes")
             for folder, run in runs
         )
         and all(tree_digest(folder)[0] == run.get("sha256") for folder, run in runs)

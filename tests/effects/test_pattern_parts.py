@@ -1,5 +1,5 @@
-"""A part of the pattern counts: summed from runs of any row groups, over any key range, it equals a sum of all the
-counts of that range, and pattern_stats keeps exactly the keys at the threshold."""
+"""A part of the pattern counts: summed from runs of any row groups, over any key range, by DuckDB or merged, it
+equals a sum of all the counts of that range, and pattern_stats keeps exactly the keys at the threshold."""
 
 from __future__ import annotations
 
@@ -39,11 +39,12 @@ def write_run(path: Path, counts: Counts, *, row_group_rows: int) -> Path:
 
 
 @given(runs=st.lists(RUN, min_size=0, max_size=4), rows=st.lists(st.integers(1, 9), min_size=4, max_size=4),
-       part=st.sampled_from(COUNT_PARTS), bounds=st.tuples(BOUND, BOUND), threshold=st.integers(1, 12))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+       part=st.sampled_from(COUNT_PARTS), bounds=st.tuples(BOUND, BOUND), threshold=st.integers(1, 12),
+       merged=st.booleans())
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_a_part_is_the_sum_of_its_range_and_pattern_stats_its_keys_at_the_threshold(
     tmp_path: Path, runs: list[Counts], rows: list[int], part: tuple[str, int],
-    bounds: tuple[int | None, int | None], threshold: int,
+    bounds: tuple[int | None, int | None], threshold: int, merged: bool,
 ) -> None:
     inputs = [write_run(tmp_path / f"run-{i}.parquet", run, row_group_rows=rows[i]) for i, run in enumerate(runs)]
     family, symmetry = part
@@ -61,7 +62,7 @@ def test_a_part_is_the_sum_of_its_range_and_pattern_stats_its_keys_at_the_thresh
                 result[key] = result.get(key, 0) | r
                 orbit[key] = 1 + index % symmetry
     state, published = tmp_path / "state" / "part.parquet", tmp_path / "published" / "part.parquet"
-    left = sum_part(Part(family, symmetry, 0, lo, hi), inputs, state=state, published=published,
+    left = sum_part(Part(family, symmetry, 0, lo, hi), inputs, runs=merged, state=state, published=published,
                     min_occurrence=threshold)
     assert pq.read_table(state).to_pylist() == [
         {"family": family, "symmetry": symmetry, "key": key, "occurrence": occurrence[key], "chosen": chosen[key],

@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from gopat.cli.main import main
-from gopat.effects.pattern_parts import Part
-from gopat.effects.warehouse.files import tree_digest
+from gopat.effects.pattern_parts import Part, write_sample
+from gopat.effects.warehouse.files import tree_digest, tree_files
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files, versions
 from gopat.flows import patterns as pattern_tasks
 from gopat.flows.build import PUBLISHED
@@ -195,18 +195,19 @@ def pool() -> Iterator[ShardPool]:
 
 
 def sum_parts(
-    pool: ShardPool, parts: list[Part], inputs: list[list[Path]], out: Path, *, published: bool = True
+    pool: ShardPool, parts: list[Part], inputs: list[list[Path]], out: Path, *, runs: bool = False,
+    published: bool = True,
 ) -> tuple[Path, Path, pa.Table]:
-    """Sum `parts` of `inputs` on `pool` into the state run folder out/state and the pattern_stats folder
-    out/published; returns both and the tallies of what pattern_stats left out."""
-    tail = pattern_tasks.sum_parts.fn(parts, inputs, state=out / "state", published=out / "published" if published
-                                      else None, min_occurrence=THRESHOLDS, pool=pool, show="quiet")
+    """Sum `parts` of `inputs` (state run files if `runs`) on `pool` into the state run folder out/state and the
+    pattern_stats folder out/published; returns both and the tallies of what pattern_stats left out."""
+    tail = pattern_tasks.sum_parts.fn(parts, inputs, runs=runs, state=out / "state", published=out / "published"
+                                      if published else None, min_occurrence=THRESHOLDS, pool=pool, show="quiet")
     return out / "state", out / "published", tail
 
 
 def files(folder: Path) -> dict[str, bytes]:
-    """The bytes of a partitioned table's or state run's files by relative path."""
-    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in pattern_tasks.part_files(folder)}
+    """The bytes of a partitioned table's or state run's files (its sample too) by relative path."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in tree_files(folder)}
 
 
 def rows(folder: Path) -> list[tuple]:
@@ -215,10 +216,15 @@ def rows(folder: Path) -> list[tuple]:
         "files": [str(path) for path in pattern_tasks.part_files(folder)]}).fetchall()
 
 
+def sample(sources: list[Path]) -> pa.Table:
+    with duckdb.connect() as con:
+        return pattern_tasks.key_sample(con, sources)
+
+
 def plan(sources: list[Path], *, part_keys: int = FEW_KEYS) -> list[Part]:
-    with duckdb.connect() as con, pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pattern_tasks, "PART_KEYS", part_keys)
-        return pattern_tasks.plan_parts(con, sources, families=DEFAULT_FAMILIES)
+        return pattern_tasks.plan_parts(sample(sources), families=DEFAULT_FAMILIES)
 
 
 @pytest.fixture(scope="module")
@@ -282,11 +288,15 @@ def test_runs_summed_are_the_whole_counts(
         own_parts = plan(own)
         run_folders.append(sum_parts(pool, own_parts, [own] * len(own_parts), tmp_path / f"run-{i}",
                                      published=False)[0])
+        write_sample(run_folders[-1] / pattern_tasks.SAMPLE_FILE, sample(own))
     run_files = [path for run in run_folders for path in pattern_tasks.part_files(run)]
-    assert plan(run_files) == parts  # the runs hold the whole key set
+    shards = sorted((stage / "patterns").glob("*.parquet"))
+    samples = [run / pattern_tasks.SAMPLE_FILE for run in run_folders]
+    assert sample(run_files).equals(sample(shards)) and sample(samples).equals(sample(shards))  # the runs' samples
+    assert plan(samples) == parts  # hold the whole key set's
     state, published, tail = sum_parts(
         pool, parts, [[path for run in run_folders for path in pattern_tasks.part_files(run, part)] for part in parts],
-        tmp_path / "summed")
+        tmp_path / "summed", runs=True)
     assert files(state) == files(whole_state) and files(published) == files(whole_published)
     with duckdb.connect() as con:
         con.read_parquet([str(path) for path in pattern_tasks.part_files(whole_state)]).create_view("whole")

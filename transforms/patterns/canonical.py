@@ -43,14 +43,13 @@ def canonical_counts(raw: pl.DataFrame, *, family: str, symmetry: int) -> pl.Dat
     masks = raw["result"].to_numpy() if spec.anchor == "block" else None
     canonical, orbit, moved = spec.group(symmetry).canonicalize(raw["key"].to_numpy(), masks=masks)
     order = np.argsort(canonical)  # not stable: equal keys are summed and OR-ed, in any order
-    keys = canonical[order]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=np.int64)
+    keys, starts = _firsts(canonical[order])
     n = len(starts)
     return pl.DataFrame(
         {
             "family": pl.repeat(family, n, eager=True, dtype=pl.String),
             "symmetry": np.full(n, symmetry, dtype=np.int32),
-            "key": keys[starts],
+            "key": keys,
             "orbit_size": orbit[order][starts].astype(np.int32),
             "occurrence": np.add.reduceat(raw["occurrence"].to_numpy()[order], starts) if n else [],
             "chosen": np.add.reduceat(raw["chosen"].to_numpy()[order], starts) if n else [],
@@ -58,6 +57,42 @@ def canonical_counts(raw: pl.DataFrame, *, family: str, symmetry: int) -> pl.Dat
         },
         schema=CANONICAL_SCHEMA,
     )
+
+
+def summed_runs(runs: pa.Table, *, family: str, symmetry: int) -> pa.Table:
+    """Counts of one family and symmetry (columns key, orbit_size, occurrence, chosen, result) summed per key, in key
+    order: the rows of sorted runs of counts one after the other, each run's keys sorted and unique (a build state's
+    run files, docs/releases.md#build-state).
+
+    A stable sort of runs laid end to end merges them (numpy's timsort finds the runs), so summing a
+    few runs costs little more than reading them. Sums are exact int64 and results OR-ed, null where
+    every one is null, as pattern_counts.sql's.
+    """
+    runs = runs.combine_chunks()
+    order = np.argsort(runs["key"].to_numpy(), kind="stable")
+    keys, starts = _firsts(runs["key"].to_numpy()[order])
+    n = len(starts)
+
+    def summed(values: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
+        return ufunc.reduceat(values[order], starts) if n else values[:0]
+
+    result = runs["result"]
+    valid = summed(result.is_valid().to_numpy(zero_copy_only=False).astype(np.int8), np.bitwise_or).astype(bool)
+    return pa.table({
+        "family": pa.nulls(n, pa.string()).fill_null(family),
+        "symmetry": pa.array(np.full(n, symmetry, dtype=np.int32)),
+        "key": pa.array(keys),
+        "occurrence": pa.array(summed(runs["occurrence"].to_numpy(), np.add)),
+        "chosen": pa.array(summed(runs["chosen"].to_numpy(), np.add)),
+        "orbit_size": pa.array(runs["orbit_size"].to_numpy()[order][starts]),
+        "result": pa.array(summed(result.fill_null(0).to_numpy(), np.bitwise_or), mask=~valid),
+    }, schema=PATTERN_COUNTS_SCHEMA)
+
+
+def _firsts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of sorted `keys` and the index of the first of each."""
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=np.int64)
+    return keys[starts], starts
 
 
 def canonical_shard(raw: pl.DataFrame, *, symmetries: tuple[int, ...] = (8, 16)) -> pl.DataFrame:

@@ -19,6 +19,7 @@ from gopat.transforms.patterns.canonical import (
     describe_keys,
     key_strings,
     key_values,
+    summed_runs,
 )
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import key_string
@@ -91,6 +92,24 @@ def test_canonical_events_match_a_scalar_oracle(families: list[str], seed: int, 
                          "key8": key_string(group8.canonical(key), n_digits),
                          "key16": key_string(group16.canonical(key), n_digits)})
     assert got.to_pylist() == expected
+
+
+@pytest.mark.parametrize(("family", "results"), [("blk4", [1, 4, 2, 8]), ("sq5", [None] * 4)])
+def test_sorted_runs_are_summed_per_key_in_key_order(family: str, results: list[int | None]) -> None:
+    runs = pa.table({  # two runs, each sorted by key: 5 and 9 in both
+        "key": [5, 9, 12, 3, 5, 9], "orbit_size": [8, 4, 8, 2, 8, 4], "occurrence": [1, 2, 3, 4, 5, 6],
+        "chosen": [0, 1, 1, 2, 3, 0], "result": [*results, results[2], results[3]],
+    }, schema=pa.schema([(name, pa.int32() if name == "orbit_size" else pa.int64())
+                         for name in ("key", "orbit_size", "occurrence", "chosen", "result")]))
+    summed = summed_runs(runs, family=family, symmetry=16).to_pylist()
+    ored = [results[3], results[0] and results[0] | results[2], results[1] and results[1] | results[3], results[2]]
+    assert summed == [
+        {"family": family, "symmetry": 16, "key": key, "occurrence": occurrence, "chosen": chosen,
+         "orbit_size": orbit, "result": result}
+        for key, occurrence, chosen, orbit, result in zip([3, 5, 9, 12], [4, 6, 8, 3], [2, 3, 1, 1], [2, 8, 4, 8], ored,
+                                                          strict=True)
+    ]
+    assert summed_runs(runs.slice(0, 0), family=family, symmetry=8).num_rows == 0
 
 
 def test_blk4_and_unknown_families_have_no_move_patterns() -> None:
