@@ -221,11 +221,12 @@ def pattern_stats_file(
     """
     shards = sorted((stage / "patterns").glob("*.parquet"))  # extract_shards writes one at least
     run = stage / (NEW_COUNTS_DIR if previous_runs else STATE_DIR)
-    write_sample(run / SAMPLE_FILE, key_sample(con, shards))
+    own = key_sample(con, shards)
+    write_sample(run / SAMPLE_FILE, own)
     sample = key_sample(con, [folder / SAMPLE_FILE for folder in [*previous_runs, run]])
     with shard_executor(workers=workers, runner=runner) as pool:
-        files = _write_parts(shards, stage, previous_runs=previous_runs, sample=sample, families=families, pool=pool,
-                             min_occurrence=min_occurrence, show=show)
+        files = _write_parts(shards, stage, previous_runs=previous_runs, samples=(own, sample), families=families,
+                             pool=pool, min_occurrence=min_occurrence, show=show)
     if previous is not None:
         view(con, "pattern_counts_previous", [path for folder in previous_runs for path in part_files(folder)])
         view(con, "pattern_counts_new", part_files(stage / NEW_COUNTS_DIR))
@@ -238,12 +239,14 @@ def pattern_stats_file(
 
 
 def _write_parts(
-    shards: list[Path], stage: Path, *, previous_runs: Sequence[Path], sample: pa.Table, families: Sequence[str],
-    pool: ShardPool, min_occurrence: Mapping[str, int], show: str,
+    shards: list[Path], stage: Path, *, previous_runs: Sequence[Path], samples: tuple[pa.Table, pa.Table],
+    families: Sequence[str], pool: ShardPool, min_occurrence: Mapping[str, int], show: str,
 ) -> PatternFiles:
-    """The passes of pattern_stats_file on the runner `pool`, over the parts of the key `sample` of all runs: one for
-    a full build (no `previous_runs`), two for an incremental one, whose new games' run is cut at its own keys
-    (fewer parts: a part reads every run's files of its family and symmetry, whatever their cuts)."""
+    """The passes of pattern_stats_file on the runner `pool`, given the key `samples` of the shards and of all runs:
+    one for a full build (no `previous_runs`), two for an incremental one, whose new games' run is cut at the
+    shards' own keys (fewer parts: a part reads every run's files of its family and symmetry, whatever their
+    cuts), then every run over the parts of all keys."""
+    own, sample = samples
     on_runner = functools.partial(sum_parts, min_occurrence=min_occurrence, pool=pool, show=show)
     published, state = stage / "pattern_stats", stage / STATE_DIR
     parts = plan_parts(sample, families=families)
@@ -251,8 +254,8 @@ def _write_parts(
         tail = on_runner(parts, [shards] * len(parts), state=state, published=published)
         return PatternFiles(published=published, run=state, base=True, tail=tail)
     new = stage / NEW_COUNTS_DIR
-    own = plan_parts(pq.read_table(new / SAMPLE_FILE), families=families)
-    _ = on_runner(own, [shards] * len(own), state=new, published=None)
+    cut = plan_parts(own, families=families)
+    _ = on_runner(cut, [shards] * len(cut), state=new, published=None)
     runs = [*previous_runs, new]
     compacted = sum(map(tree_bytes, runs[1:])) > STATE_DELTA_SHARE * tree_bytes(runs[0])
     tail = on_runner(parts, [[path for run in runs for path in part_files(run, part)] for part in parts], runs=True,

@@ -69,8 +69,9 @@ def summed_runs(runs: pa.Table, *, family: str, symmetry: int) -> pa.Table:
     every one is null, as pattern_counts.sql's.
     """
     runs = runs.combine_chunks()
-    order = np.argsort(runs["key"].to_numpy(), kind="stable")
-    keys, starts = _firsts(runs["key"].to_numpy()[order])
+    all_keys = runs["key"].to_numpy()
+    order = np.argsort(all_keys, kind="stable")
+    keys, starts = _firsts(all_keys[order])
     n = len(starts)
 
     def summed(values: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
