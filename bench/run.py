@@ -3,7 +3,8 @@
 Usage: .venv/bin/python bench/run.py [--corpus PATH] [--runs 3] [--scaling] [--incremental] [--new-games 1000]
        [--small-base 12000] [--max-ratio X]
 
-Prints wall seconds, games/s, the ratio B/A, B's peak RSS (process tree), B's phase profile, and
+Prints wall seconds, games/s, the ratio B/A, B's peak RSS (process tree), B's CPU seconds (process
+tree) over A (divided by the cores: the B/A of a build that kept every core busy), B's phase profile, and
 with --scaling the time ratio of B on the whole corpus against B on its first quarter. With
 --incremental the corpus is split into a base archive and a new one (its last --new-games games);
 a warehouse built once from the base gets the new archive added in each run (an incremental build,
@@ -20,6 +21,7 @@ import io
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -90,11 +92,14 @@ def tree_rss(root: int) -> int:
 
 
 def build(sources: list[Path], *, warehouse: Path | None = None) -> tuple[float, int, dict]:
-    """`gopat build` of `sources` into `warehouse` (None: a fresh one); (seconds, peak tree RSS bytes, manifest)."""
+    """`gopat build` of `sources` into `warehouse` (None: a fresh one); (seconds, peak tree RSS bytes, manifest).
+
+    The manifest gains `tree_cpu`: the CPU seconds (user + sys) of the build's process tree, every
+    process it started included (each is waited for, so its rusage reaches ours)."""
     if warehouse is None:
         with tempfile.TemporaryDirectory(prefix="gopat-bench-") as fresh:
             return build(sources, warehouse=Path(fresh))
-    start = time.perf_counter()
+    start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     process = subprocess.Popen(
         [str(REPO / ".venv" / "bin" / "gopat"), "build", *(arg for s in sources for arg in ("--source", str(s))),
          "--warehouse", str(warehouse)],
@@ -111,7 +116,8 @@ def build(sources: list[Path], *, warehouse: Path | None = None) -> tuple[float,
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     output, _ = process.communicate()
-    seconds = time.perf_counter() - start
+    seconds, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     done.set()
     sampler.join()
     if process.returncode != 0:
@@ -122,7 +128,7 @@ def build(sources: list[Path], *, warehouse: Path | None = None) -> tuple[float,
     published = re.search(r"publish took ([\d.]+) s", output)
     timings = {**manifest.get("timings", {}), "publish": float(published[1]) if published else 0.0}
     timings["other"] = max(0.0, seconds - sum(timings.values()))  # Prefect's start and stop, artifacts
-    return seconds, peak, {**manifest, "timings": timings}
+    return seconds, peak, {**manifest, "timings": timings, "tree_cpu": cpu}
 
 
 def incremental_build(base: Path, sources: list[Path]) -> tuple[float, dict]:
@@ -206,6 +212,7 @@ def main() -> int:
     print(f"corpus {args.corpus} ({len(members)} SGF members), {os.cpu_count()} cores", flush=True)
     a_times, b_times, peaks, ratios, profiles, quarter_times = [], [], [], [], [], []
     i_times, i_ratios, i_profiles, small_times = [], [], [], []
+    cpu_ratios, i_cpu_ratios = [], []  # B's CPU seconds over A's seconds; the incremental build's over B's
     with tempfile.TemporaryDirectory(prefix="gopat-bench-q-") as tmp:
         quarter = quarter_archive(args.corpus, Path(tmp)) if args.scaling else None
         parts = list(split_archive(args.corpus, Path(tmp), args.new_games)) if args.incremental else None
@@ -225,6 +232,7 @@ def main() -> int:
             b_times.append(b_seconds)
             peaks.append(peak)
             ratios.append(b_seconds / a_seconds)
+            cpu_ratios.append(manifest["tree_cpu"] / a_seconds)
             profiles.append({**manifest.get("timings", {}), **manifest.get("ingest_cpu", {})})
             line = (f"run {run}: A {a_seconds:.1f} s ({a_games / a_seconds:.0f} games/s), "
                     f"B {b_seconds:.1f} s ({manifest['ingest']['games'] / b_seconds:.0f} games/s), "
@@ -238,6 +246,7 @@ def main() -> int:
                 i_times.append(i_seconds)
                 i_ratios.append(i_seconds / b_seconds)
                 i_profiles.append(i_manifest["timings"])
+                i_cpu_ratios.append(i_manifest["tree_cpu"] / manifest["tree_cpu"])
                 line += f", incremental {i_seconds:.1f} s (incremental/B {i_seconds / b_seconds:.3f})"
             if parts is not None and small is not None:
                 s_seconds, _ = incremental_build(small_warehouse, [small, parts[1]])
@@ -247,6 +256,9 @@ def main() -> int:
     median_ratio = statistics.median(ratios)
     print(f"median A {statistics.median(a_times):.1f} s, median B {statistics.median(b_times):.1f} s, "
           f"median B/A {median_ratio:.2f}, median peak RSS {statistics.median(peaks) / 2**30:.2f} GiB")
+    cores, cpu_ratio = os.cpu_count() or 1, statistics.median(cpu_ratios)
+    print(f"median B CPU (process tree, user + sys) / A {cpu_ratio:.2f}: with all {cores} cores busy all the time, "
+          f"B/A would be {cpu_ratio / cores:.2f}")
     if quarter_times:
         scaling = statistics.median(b / q for b, q in zip(b_times, quarter_times, strict=True))
         print(f"median scaling full/quarter {scaling:.2f} (linear: 3.6-4.4)")
@@ -256,7 +268,8 @@ def main() -> int:
     print(f"B ingest CPU over all workers: parse {parse:.1f} s, replay and rows {replay:.1f} s")
     if i_times:
         print(f"median incremental {statistics.median(i_times):.1f} s, "
-              f"median incremental/B {statistics.median(i_ratios):.3f} (target <= 0.10)")
+              f"median incremental/B {statistics.median(i_ratios):.3f} (target <= 0.10), "
+              f"in CPU seconds {statistics.median(i_cpu_ratios):.3f}")
         print(profile_line("incremental profile, wall (median seconds, share): ", i_profiles))
     if small_times:
         print(f"median incremental onto the small base {statistics.median(small_times):.1f} s, median large/small "

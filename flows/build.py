@@ -302,9 +302,11 @@ def _build_and_publish(
             con, stage, plan, run, ingest=ingest, manifest_now=manifest_now, timings=timings
         )
         version = next_version(plan.layout, plan.content)
-        digest, size = tree_digest(patterns.run)
-        run_entry = {"version": version, "sha256": digest, "bytes": size}
-        manifest["state"] = {"runs": [*([] if patterns.base else plan.previous_runs), run_entry]}
+        runs = [] if patterns.base else list(plan.previous_runs)
+        if patterns.run is not None:
+            digest, size = tree_digest(patterns.run)
+            runs.append({"version": version, "sha256": digest, "bytes": size})
+        manifest["state"] = {"runs": runs}
         manifest["row_counts"] = {t: count_rows(con, t) for t in PUBLISHED}
         manifest["expectations"] = {table: expectations[table] for table in PUBLISHED}
         manifest["timings"] = timings

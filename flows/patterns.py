@@ -42,10 +42,12 @@ STATE_DELTA_SHARE = 0.25
 @dataclass(frozen=True, slots=True)
 class PatternFiles:
     """What pattern_stats_file wrote: pattern_stats' part files, the build state's run this build adds (a folder of
-    part files), and the tallies of the keys pattern_stats leaves out."""
+    part files; none without new counts), and the tallies of the keys pattern_stats leaves out."""
 
     published: Path
-    run: Path  # a base run, the complete counts (a full build, or the runs merged), or the new games' counts
+    # A base run, the complete counts (a full build, or the runs merged), or the new games' counts; None when an
+    # incremental build has no new counts (no new source, or only duplicate games): the state keeps its runs.
+    run: Path | None
     base: bool  # whether `run` is a base run, which replaces the previous runs, or follows them
     tail: pa.Table  # family, symmetry, keys, occurrence, chosen (transforms/analytics/tail.py)
 
@@ -233,7 +235,7 @@ def pattern_stats_file(
         view(con, "pattern_stats_previous", part_files(previous / "pattern_stats"))
         view(con, "pattern_tail_previous", [previous / "pattern_tail.parquet"])
     view(con, "pattern_stats", part_files(files.published))
-    if files.base:
+    if files.base and files.run is not None:
         view(con, "pattern_counts", part_files(files.run))
     return files
 
@@ -262,7 +264,9 @@ def _write_parts(
                      state=state if compacted else None, published=published)
     if compacted:
         write_sample(state / SAMPLE_FILE, sample)
-    return PatternFiles(published=published, run=state if compacted else new, base=compacted, tail=tail)
+        return PatternFiles(published=published, run=state, base=True, tail=tail)
+    counted = sum(pq.ParquetFile(path).metadata.num_rows for path in part_files(new))
+    return PatternFiles(published=published, run=new if counted else None, base=False, tail=tail)
 
 
 def part_files(folder: Path, part: Part | None = None) -> list[Path]:

@@ -48,7 +48,13 @@ def test_benchmark_smoke_reports_every_figure_and_flags_a_regression(tiny_archiv
     assert (incremental - 0.05) / (b + 0.05) - 0.001 <= incremental_ratio <= (incremental + 0.05) / (b - 0.05) + 0.001
     base = re.search(r"base build ([\d.]+) s \((\d+) games\)", out)
     assert base and float(base[1]) > 0 and 0 < int(base[2]) <= 150, out  # the first 150 of 200 games
-    assert re.search(r"median incremental [\d.]+ s, median incremental/B [\d.]+ \(target <= 0\.10\)", out), out
+    incremental_cpu = re.search(r"median incremental [\d.]+ s, median incremental/B [\d.]+ \(target <= 0\.10\), "
+                                r"in CPU seconds ([\d.]+)", out)
+    assert incremental_cpu and 0 < float(incremental_cpu[1]) < 2, out  # an add of 50 games against all 200
+    cpu = re.search(r"median B CPU \(process tree, user \+ sys\) / A ([\d.]+): with all (\d+) cores busy all the "
+                    r"time, B/A would be ([\d.]+)", out)
+    assert cpu and float(cpu[1]) > 1 and int(cpu[2]) == os.cpu_count(), out  # B replays and does more than A
+    assert abs(float(cpu[3]) - float(cpu[1]) / int(cpu[2])) <= 0.01, out
     assert re.search(r"median scaling full/quarter [\d.]+", out)
     small_seconds, size_ratio = float(line[11]), float(line[12])
     assert small_seconds > 0

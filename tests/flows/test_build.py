@@ -424,6 +424,7 @@ def test_other_thresholds_are_published_from_the_build_state_as_a_full_build_wou
     manifest = build(warehouse, *archives, options=other)
     assert manifest["incremental"] == {"base": release(full)[1]["version"], "new_sources": 0, "files_in": 0}
     assert manifest["config"]["min_occurrence"] == {"blk4": 1, "d12": 1, "dia13": 1, "sq3": 1, "sq5": 3}
+    assert manifest["state"] == release(full)[1]["state"]  # no new counts: the state keeps its runs, adds none
     fresh = build(tmp_path / "fresh", *archives, options=other)
     assert manifest["content_hash"] == fresh["content_hash"]
     folder, fresh_folder = release(warehouse)[0], release(tmp_path / "fresh")[0]
@@ -466,11 +467,12 @@ def test_an_add_writes_its_games_counts_as_a_run_until_the_runs_are_merged(
     complete = duckdb.sql("FROM read_parquet($state) ORDER BY ALL", params={"state": [
         str(path) for path in pattern_tasks.part_files(Layout(full).state_dir(full_manifest["version"]))]}).fetchall()
     assert summed == complete
-    # other thresholds, no new source, only the new release kept: the runs it lists stay, the older releases go
+    # other thresholds, no new source, only the new release kept: no new counts, no new run; the runs it lists
+    # stay, the older releases go
     third = build(tmp_path, *archives, options=("--min-occurrence", "sq5=3", "--keep", "1"))
     assert third["incremental"] == {"base": second["version"], "new_sources": 0, "files_in": 0}
+    assert third["state"] == second["state"]
     listed = [run["version"] for run in third["state"]["runs"]]
-    assert listed == [first["version"], second["version"], third["version"]]
     assert versions(layout) == [third["version"]]
     assert sorted(path.name for path in layout.state.iterdir()) == listed
     # the deltas outgrow their share: one base run replaces the three, the full build's bytes, the others deleted
