@@ -4,9 +4,10 @@
 -- `pattern_shards` is the union of the Parquet files a part sums (effects/pattern_parts.py): the per-shard files
 -- the extraction workers wrote, already canonical under the 8- and 16-element groups
 -- (transforms/patterns/canonical.py canonical_shard), so summing them is a plain sum. (The build state's runs, few
--- and sorted, a part merges instead: canonical.py summed_runs, the same sums.) One run sums one part: the family
--- and symmetry of the variable `summed_part` and its key range [lo, hi) (NULL: unbounded), so that one hash table fits a worker's memory however large the corpus. Rows come
--- out in key order, the order of the part's files (docs/releases.md#parts).
+-- and sorted, a part merges instead: canonical.py summed_runs, the same sums.) One query sums one part: the
+-- family and symmetry of the variable `summed_part` and its key range [lo, hi) (NULL: unbounded), so that one
+-- hash table fits a worker's memory however large the corpus. Rows come out in key order, the order of the
+-- part's files (docs/releases.md#parts).
 -- The bounds fold into constant filters of the Parquet scan, which then reads only the shards'
 -- row groups that can hold the range (a COALESCE over `key` is not pushed down: every part read
 -- its whole family and symmetry).
