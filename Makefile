@@ -6,17 +6,23 @@ BIN    := $(VENV)/bin
 CORPUS ?= ../shared/corpus/pro-sample.tar.gz
 
 LAYERS := flows transforms expectations effects cli
+# The editable install puts build/editable on sys.path (pyproject.toml, dev-mode-dirs): gopat/<layer> links there.
+EDITABLE := build/editable/gopat
 
-.PHONY: setup system-deps release lint typecheck test
+.PHONY: setup system-deps release lint typecheck test tables-doc
 
-$(BIN)/gopat: pyproject.toml requirements.lock
+$(BIN)/gopat: pyproject.toml requirements.lock | $(EDITABLE)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==0.13.9
 	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -r requirements.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e '.[test]'
 	touch $(BIN)/gopat
 
-setup: $(BIN)/gopat
+$(EDITABLE):
+	mkdir -p $@
+	for layer in $(LAYERS); do ln -sfn ../../../$$layer $@/$$layer; done
+
+setup: $(BIN)/gopat $(EDITABLE)
 
 # Debian's packages for the tests (root, as on CI): headless Chromium renders the HTML report, and
 # GNU Go (installed as /usr/games/gnugo) plays against `gopat gtp`.
@@ -26,11 +32,15 @@ system-deps:
 release: setup
 	$(BIN)/gopat build --source $(CORPUS)
 
+# docs/tables.md, the data dictionary, from the table registry (transforms/tables/registry.py).
+tables-doc: setup
+	$(BIN)/python -m gopat.transforms.tables.dictionary docs/tables.md
+
 lint: setup
 	$(BIN)/ruff check .
 
-# mypy cannot follow the editable install's import hook (pyproject.toml maps each layer folder to
-# gopat.<layer>), so it reads the layers through links under build/typing/gopat/.
+# mypy finds the editable install's build/editable but, as for any installed package without a py.typed
+# marker, does not check it; so it reads the layers through links under build/typing/gopat/.
 typecheck: setup
 	rm -rf build/typing && mkdir -p build/typing/gopat
 	for layer in $(LAYERS); do ln -s ../../../$$layer build/typing/gopat/$$layer; done
