@@ -8,7 +8,7 @@ tree) over A (divided by the cores: the B/A of a build that kept every core busy
 with --scaling the time ratio of B on the whole corpus against B on its first quarter. With
 --incremental the corpus is split into a base archive and a new one (its last --new-games games);
 a warehouse built once from the base gets the new archive added in each run (an incremental build,
-on a hard-linked copy), timed against B (issue 24: target <= 0.10) with its own phase profile; with --small-base N
+on a hard-linked copy), timed against B with its own phase profile; with --small-base N
 the same new games are also added to a warehouse of the corpus's first N games, and the time ratio
 of the two incremental builds (large base over small) says whether the cost follows the new games
 only. Exits 1 when the median B/A exceeds --max-ratio.

@@ -1,4 +1,4 @@
-"""Measurement for the publication thresholds of the large families (issue 24): what `min_occurrence` keeps.
+"""Measurement for the publication thresholds of the large families: what `min_occurrence` keeps.
 
 Usage: .venv/bin/python bench/thresholds.py --warehouse WH [--release V] [--families sq5 blk4]
        [--thresholds 1 2 3 5 10 100]

@@ -15,15 +15,13 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from gopat.transforms.patterns.canonical import EVENTS_SCHEMA
+from gopat.transforms.tables.registry import TABLES
 
-PATTERN_STATS_SCHEMA = pa.schema([
-    ("family", pa.string()), ("symmetry", pa.int32()), ("key", pa.string()), ("occurrence", pa.int64()),
-    ("chosen", pa.int64()), ("chosen_rate", pa.float64()), ("orbit_size", pa.int32()), ("stones", pa.int32()),
-    ("diagram", pa.string()), ("result", pa.int64()),
-])
+PATTERN_STATS_SCHEMA = TABLES["pattern_stats"].stored
 ROW_GROUP_ROWS = 1_000_000  # as the release's other tables (effects/warehouse/publish.py)
-PATTERN_STATS_PARQUET = {  # dictionaries only for the repetitive columns: keys and diagrams are unique
-    "compression": "zstd", "use_dictionary": ["family", "symmetry", "orbit_size", "stones", "result"],
+PATTERN_STATS_PARQUET = {  # dictionaries for the repetitive columns; the sorted keys share prefixes with the one before
+    "compression": "zstd", "use_dictionary": ["family", "symmetry", "orbit_size", "result"],
+    "column_encoding": {"key": "DELTA_BYTE_ARRAY"},
 }
 
 

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 
 from gopat.effects.parquet import PATTERN_STATS_PARQUET, PATTERN_STATS_SCHEMA, ROW_GROUP_ROWS
 from gopat.transforms.analytics.loader import sql_text
-from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, describe_keys, summed_runs
+from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, key_texts, summed_runs
 
 SAMPLE_SCHEMA = pa.schema([("family", pa.string()), ("symmetry", pa.int32()), ("key", pa.int64())])
 PART_MEMORY = "1GB"  # a part's DuckDB; two workers and the flow's 2 GB stay under 4 GiB (README, Guarantees)
@@ -59,10 +59,10 @@ def sum_part(
 ) -> LeftOut:
     """Sum the counts of `part` in Parquet files `inputs` (pattern counts: family, symmetry, key, orbit_size,
     occurrence, chosen, result) per key; write them to `state` and the keys seen at least `min_occurrence` times,
-    described, to `published`, each if given; return what `published` leaves out.
+    with their key texts, to `published`, each if given; return what `published` leaves out.
 
     `runs`: the inputs are a build state's run files, few and each sorted by key, which a merge sums
-    faster than DuckDB; the extraction shards, dozens, DuckDB sums faster (BENCHMARKS.md, session 23).
+    faster than DuckDB; the extraction shards, dozens, DuckDB sums faster.
     Files are written to a temporary name beside their path and renamed: a part is either written whole or absent.
     """
     if not inputs:
@@ -76,7 +76,7 @@ def sum_part(
     if published is None:
         return LeftOut(0, 0, 0)
     kept = counts.filter(pc.greater_equal(counts["occurrence"], min_occurrence))
-    _write(published, _described(part.family, kept), PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET)
+    _write(published, _published(part.family, kept), PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET)
     return LeftOut(counts.num_rows - kept.num_rows, _sum(counts, "occurrence") - _sum(kept, "occurrence"),
                    _sum(counts, "chosen") - _sum(kept, "chosen"))
 
@@ -114,14 +114,11 @@ def write_sample(path: Path, sample: pa.Table) -> None:
     _write(path, sample.select(SAMPLE_SCHEMA.names).cast(SAMPLE_SCHEMA), SAMPLE_SCHEMA, compression="zstd")
 
 
-def _described(family: str, counts: pa.Table) -> pa.Table:
-    """pattern_stats rows of summed counts: the key as its digit string, with `chosen_rate`, `stones` and `diagram`,
-    drawn in Arrow (passing the strings through DuckDB cost more than drawing them)."""
-    described = describe_keys(family, counts["key"].to_numpy())
-    occurrence, chosen = counts["occurrence"].to_numpy(), counts["chosen"].to_numpy()
-    columns = {name: counts[name] for name in counts.column_names} | {
-        "key": described["key_text"], "chosen_rate": pa.array(chosen / occurrence, type=pa.float64()),
-        "stones": described["stones"], "diagram": described["diagram"]}
+def _published(family: str, counts: pa.Table) -> pa.Table:
+    """pattern_stats rows of summed counts: the key as its digit string (drawn in Arrow: passing the strings through
+    DuckDB costs more than drawing them)."""
+    columns = {name: counts[name] for name in counts.column_names}
+    columns["key"] = key_texts(family, counts["key"].to_numpy())
     return pa.table([columns[name] for name in PATTERN_STATS_SCHEMA.names],
                     names=PATTERN_STATS_SCHEMA.names).cast(PATTERN_STATS_SCHEMA)
 

@@ -22,20 +22,10 @@ from gopat.expectations.runner import (
 )
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.symmetry import Element, Group
+from gopat.transforms.tables.registry import contract
 
 TABLE = "dont_care_templates"
-SCHEMA = {
-    "family": "VARCHAR",
-    "symmetry": "INTEGER",
-    "template": "VARCHAR",
-    "wildcards": "INTEGER",
-    "patterns": "BIGINT",
-    "occurrence": "BIGINT",
-    "chosen": "BIGINT",
-    "chosen_rate": "DOUBLE",
-    "min_occurrence": "BIGINT",
-    "diagram": "VARCHAR",
-}
+SCHEMA = contract(TABLE)
 # Values a template symbol stands for (cell digits 0 empty, 1 black, 2 white, 3 off-board).
 VALUES = {"0": "0", "1": "1", "2": "2", "3": "3", "?": "012", "x": "01", "o": "02"}
 SYMBOL_OF = {frozenset(values): symbol for symbol, values in VALUES.items()}

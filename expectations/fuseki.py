@@ -20,26 +20,10 @@ from gopat.expectations.runner import (
     table_columns,
 )
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.tables.registry import contract
 
 TABLE = "fuseki"
-SCHEMA = {
-    "kind": "VARCHAR",
-    "moves": "INTEGER",
-    "key": "VARCHAR",
-    "sgf": "VARCHAR",
-    "position": "VARCHAR",
-    "games": "BIGINT",
-    "distinct_sequences": "BIGINT",
-    "first_year": "INTEGER",
-    "last_year": "INTEGER",
-    "year_counts": "STRUCT(\"year\" INTEGER, games BIGINT)[]",
-    "unknown_year": "BIGINT",
-    "results_known": "BIGINT",
-    "unknown_results": "BIGINT",
-    "black_score": "DOUBLE",
-    "black_win_rate": "DOUBLE",
-    "example_game_id": "VARCHAR",
-}
+SCHEMA = contract(TABLE)
 POSITION_RE = r"^B:(?:[a-s]{2}(?: [a-s]{2})*)?\|W:(?:[a-s]{2}(?: [a-s]{2})*)?$"
 
 

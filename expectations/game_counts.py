@@ -20,16 +20,10 @@ from gopat.expectations.runner import (
     table_columns,
 )
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.tables.registry import contract
 
 TABLE = "game_counts"
-SCHEMA = {
-    "board_size": "INTEGER",
-    "moves": "INTEGER",
-    "sequences": "VARCHAR",
-    "positions": "VARCHAR",
-    "sequences_approx": "DOUBLE",
-    "positions_approx": "DOUBLE",
-}
+SCHEMA = contract(TABLE)
 # docs/symmetry.md#game-counts: 19x19, N = 1, 2, 3 -> (sequences, positions) up to the 8 symmetries.
 KNOWN = {(19, 1): (55, 55), (19, 2): (16_416, 16_416), (19, 3): (5_834_862, 2_919_078)}
 SYMMETRIES = 8

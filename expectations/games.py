@@ -19,28 +19,10 @@ from gopat.expectations.runner import (
     sql_invariants,
     table_columns,
 )
+from gopat.transforms.tables.registry import contract
 
 TABLE = "games"
-SCHEMA = {
-    "game_id": "VARCHAR",
-    "source": "VARCHAR",
-    "source_sha256": "VARCHAR",
-    "member": "VARCHAR",
-    "member_raw": "VARCHAR",
-    "member_name_guessed": "BOOLEAN",
-    "tree_index": "INTEGER",
-    **{header: "VARCHAR" for header in ("pb", "pw", "br", "wr", "dt", "ev", "re", "km", "ha", "ru")},
-    "year": "INTEGER",
-    "winner": "VARCHAR",
-    "komi": "DOUBLE",
-    "handicap": "INTEGER",
-    "board_size": "INTEGER",
-    "move_count": "INTEGER",
-    "setup_stones": "INTEGER",
-    "encoding": "VARCHAR",
-    "flags": "VARCHAR[]",
-    "sequence_sha1": "VARCHAR",
-}
+SCHEMA = contract(TABLE)
 COLUMNS = (
     "game_id",
     "source",

@@ -23,16 +23,10 @@ from gopat.expectations.runner import (
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.canonical import key_values
 from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.tables.registry import contract
 
 TABLE = "move_patterns"
-SCHEMA = {
-    "family": "VARCHAR",
-    "game_id": "VARCHAR",
-    "move_number": "INTEGER",
-    "colour": "VARCHAR",
-    "key8": "VARCHAR",
-    "key16": "VARCHAR",
-}
+SCHEMA = contract(TABLE)
 KEY_BATCH_ROWS = 1_000_000
 SAMPLES = 3
 

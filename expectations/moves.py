@@ -16,16 +16,10 @@ from gopat.expectations.runner import (
     table_columns,
 )
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.tables.registry import contract
 
 TABLE = "moves"
-SCHEMA = {
-    "game_id": "VARCHAR",
-    "move_number": "INTEGER",
-    "colour": "VARCHAR",
-    "row": "SMALLINT",
-    "col": "SMALLINT",
-    "point": "VARCHAR",
-}
+SCHEMA = contract(TABLE)
 
 
 def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:

@@ -23,25 +23,10 @@ from gopat.expectations.runner import (
     table_names,
 )
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.tables.registry import contract
 
 TABLE = "opening_tree"
-SCHEMA = {
-    "depth": "INTEGER",
-    "node": "VARCHAR",
-    "move": "VARCHAR",
-    "colour": "VARCHAR",
-    "child": "VARCHAR",
-    "games": "BIGINT",
-    "node_games": "BIGINT",
-    "share": "DOUBLE",
-    "results_known": "BIGINT",
-    "unknown_results": "BIGINT",
-    "black_score": "DOUBLE",
-    "black_win_rate": "DOUBLE",
-    "year_counts": "STRUCT(\"year\" INTEGER, games BIGINT)[]",
-    "unknown_year": "BIGINT",
-    "moves": "INTEGER",
-}
+SCHEMA = contract(TABLE)
 LEAVES_MATCH_FUSEKI = "opening_tree_leaves_match_fuseki_positions"  # the check that needs table fuseki
 POSITION_RE = r"^B:(?:[a-s]{2}(?: [a-s]{2})*)?\|W:(?:[a-s]{2}(?: [a-s]{2})*)?$"
 

@@ -22,24 +22,14 @@ from gopat.expectations.runner import (
 )
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.tables.registry import contract
 
 TABLE = "pattern_stats"
 TAIL = "pattern_tail"
 COMPLETE = "pattern_counts"  # the complete counts, when the build wrote them (docs/releases.md#build-state)
 NEW = "pattern_counts_new"  # an incremental build's counts of its new games
 PREVIOUS_STATS, PREVIOUS_TAIL = "pattern_stats_previous", "pattern_tail_previous"  # of the release it extends
-SCHEMA = {
-    "family": "VARCHAR",
-    "symmetry": "INTEGER",
-    "key": "VARCHAR",
-    "occurrence": "BIGINT",
-    "chosen": "BIGINT",
-    "chosen_rate": "DOUBLE",
-    "orbit_size": "INTEGER",
-    "stones": "INTEGER",
-    "diagram": "VARCHAR",
-    "result": "BIGINT",
-}
+SCHEMA = contract(TABLE)
 RESULT_FAMILY = "blk4"
 
 

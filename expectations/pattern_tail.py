@@ -18,16 +18,10 @@ from gopat.expectations.runner import (
     sql_invariants,
     table_columns,
 )
+from gopat.transforms.tables.registry import contract
 
 TABLE = "pattern_tail"
-SCHEMA = {
-    "family": "VARCHAR",
-    "symmetry": "INTEGER",
-    "min_occurrence": "INTEGER",
-    "keys": "BIGINT",
-    "occurrence": "BIGINT",
-    "chosen": "BIGINT",
-}
+SCHEMA = contract(TABLE)
 
 
 def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:

@@ -19,18 +19,10 @@ from gopat.expectations.runner import (
     sql_invariants,
     table_columns,
 )
+from gopat.transforms.tables.registry import contract
 
 TABLE = "rejects"
-SCHEMA = {
-    "source": "VARCHAR",
-    "source_sha256": "VARCHAR",
-    "member": "VARCHAR",
-    "member_raw": "VARCHAR",
-    "member_name_guessed": "BOOLEAN",
-    "tree_index": "INTEGER",
-    "reason": "VARCHAR",
-    "message": "VARCHAR",
-}
+SCHEMA = contract(TABLE)
 WHOLE_SOURCE_EVIDENCE = "source_sha256 is NULL only for a whole source (member '')"
 SNAKE_CASE = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
 

@@ -7,17 +7,17 @@ from typing import Any
 
 import duckdb
 
-from gopat.expectations.runner import SuiteResult, run_invariants, schema_invariant, sql_invariants, table_columns
+from gopat.expectations.runner import (
+    SuiteResult,
+    run_invariants,
+    schema_invariant,
+    sql_invariants,
+    table_columns,
+)
+from gopat.transforms.tables.registry import contract
 
 TABLE = "setups"
-SCHEMA = {
-    "game_id": "VARCHAR",
-    "stone_number": "INTEGER",
-    "colour": "VARCHAR",
-    "row": "SMALLINT",
-    "col": "SMALLINT",
-    "point": "VARCHAR",
-}
+SCHEMA = contract(TABLE)
 
 
 def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:

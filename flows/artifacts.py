@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any, cast
 from uuid import UUID
 
-import duckdb
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
-from gopat.effects.warehouse.layout import Layout, table_files
+from gopat.effects.warehouse.layout import Layout
+from gopat.effects.warehouse.open import open_release
 from gopat.transforms.analytics.loader import sql_text
 
 SUMMARY_KEY = "gopat-build-summary"
@@ -46,19 +46,19 @@ def summary_markdown(manifest: Mapping[str, Any], *, published: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def top_patterns(release_dir: Path, *, per_family: int = TOP_PER_FAMILY, symmetry: int = 8) -> list[dict[str, Any]]:
-    """The most chosen canonical patterns of each family (ties: more occurrences, then smaller key).
+def top_patterns(layout: Layout, version: str, *, per_family: int = TOP_PER_FAMILY, symmetry: int = 8
+                 ) -> list[dict[str, Any]]:
+    """The most chosen canonical patterns of each family of release `version` (ties: more occurrences, then smaller
+    key).
 
-    One top-N query per family, which DuckDB answers with a small heap, not a sort of the table (the files of the
-    partitioned table, docs/releases.md#release-folder).
+    One top-N query per family, which DuckDB answers with a small heap, not a sort of the table.
     """
-    paths = [str(path) for path in table_files(release_dir)["pattern_stats"]]
-    with duckdb.connect() as con:
-        distinct = con.execute("SELECT DISTINCT family FROM read_parquet(?) ORDER BY 1", [paths]).fetchall()
-        families = [family for (family,) in distinct]
+    con, _ = open_release(layout.root, version)
+    with con:
+        distinct = con.execute("SELECT DISTINCT family FROM pattern_stats ORDER BY 1").fetchall()
         result: list[dict[str, Any]] = []
-        for family in families:
-            rows = con.execute(sql_text("pattern_stats__top"), [paths, family, symmetry, per_family])
+        for (family,) in distinct:
+            rows = con.execute(sql_text("pattern_stats__top"), [family, symmetry, per_family])
             names = [column[0] for column in rows.description]
             result += [dict(zip(names, row, strict=True)) for row in rows.fetchall()]
     return result
@@ -82,7 +82,7 @@ def publish_artifacts(layout: Layout, manifest: Mapping[str, Any], *, published:
             description=f"release {version}: {'published' if published else 'nothing new'}",
         )),
         TOP_PATTERNS_KEY: cast(UUID, create_table_artifact(
-            top_patterns(release_dir), key=TOP_PATTERNS_KEY,
+            top_patterns(layout, version), key=TOP_PATTERNS_KEY,
             description=f"release {version}: the {TOP_PER_FAMILY} most chosen patterns of each family (8 symmetries)",
         )),
         DATA_DOCS_KEY: cast(UUID, create_link_artifact(

@@ -62,11 +62,10 @@ from gopat.transforms.analytics.tail import build_pattern_tail
 from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES, check_event_families
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES, check_families
 from gopat.transforms.patterns.templates import DEFAULT_MIN_OCCURRENCE, build_dont_care_templates
+from gopat.transforms.tables.macros import install_macros
+from gopat.transforms.tables.registry import TABLES
 
-PUBLISHED = (
-    "games", "moves", "setups", "rejects", "pattern_stats", "pattern_tail", "move_patterns", "fuseki",
-    "opening_tree", "dont_care_templates", "game_counts",
-)
+PUBLISHED = tuple(TABLES)
 GAME_TABLES = ("games", "moves", "setups", "rejects", "fuseki", "opening_tree", "game_counts")  # need no pattern_stats
 DUCKDB_MEMORY = "2GB"  # the build's DuckDB spills to staging/ beyond this (with workers: peak <= 4 GiB)
 
@@ -266,6 +265,7 @@ def _build_and_publish(
         str(stage / "work.duckdb"),
         config={"memory_limit": DUCKDB_MEMORY, "temp_directory": str(stage / "spill"), "threads": run.workers},
     )
+    install_macros(con)  # the tables' derived columns, as readers compute them (transforms/tables/registry.py)
     try:
         with _timed(timings, "ingest"):
             ingest, replays, cpu = ingest_sources(

@@ -32,6 +32,7 @@ from gopat.transforms.games.records import (
     ingest_members,
     reject_row,
 )
+from gopat.transforms.tables.macros import install_macros
 
 T = TypeVar("T")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -171,6 +172,7 @@ def build_game_tables(con: duckdb.DuckDBPyConnection, ingest: Ingest) -> Ingest:
 
     `ingest.duplicates` counts duplicates found before (by the release an incremental build extends).
     """
+    install_macros(con)  # the point column of moves and setups (transforms/tables/registry.py)
     for table in ("games", "moves", "setups", "rejects"):
         con.execute(sql_text(table))
     games = count_rows(con, "games")

@@ -28,6 +28,7 @@ from gopat.flows.progress import progress
 from gopat.flows.shards import SYMMETRIES, ShardPool, extract_shard, shard_executor
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.games.packed import GameMoves
+from gopat.transforms.tables.registry import FORMAT, select_list
 
 PART_KEYS = 2_000_000  # keys of the complete counts in a part, about: its sum and files fit a worker's memory
 SAMPLE_MODULUS = 64  # the keys whose hash is 0 modulo this cut the parts (pattern_parts.sql)
@@ -195,7 +196,7 @@ def move_patterns_file(
 def _memory_returned(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """While in the block, DuckDB's allocator gives the memory that queries freed back to the system in the
     background: during extraction the flow's DuckDB holds about 1 GB freed by the ingest queries
-    (pro-sample), next to the workers at their peak (BENCHMARKS.md, session 16)."""
+    (pro-sample), next to the workers at their peak."""
     con.execute("SET allocator_background_threads = true")
     try:
         yield
@@ -232,9 +233,9 @@ def pattern_stats_file(
     if previous is not None:
         view(con, "pattern_counts_previous", [path for folder in previous_runs for path in part_files(folder)])
         view(con, "pattern_counts_new", part_files(stage / NEW_COUNTS_DIR))
-        view(con, "pattern_stats_previous", part_files(previous / "pattern_stats"))
+        view(con, "pattern_stats_previous", part_files(previous / "pattern_stats"), table="pattern_stats")
         view(con, "pattern_tail_previous", [previous / "pattern_tail.parquet"])
-    view(con, "pattern_stats", part_files(files.published))
+    view(con, "pattern_stats", part_files(files.published), table="pattern_stats")
     if files.base and files.run is not None:
         view(con, "pattern_counts", part_files(files.run))
     return files
@@ -277,6 +278,10 @@ def part_files(folder: Path, part: Part | None = None) -> list[Path]:
     return sorted(folder.glob("*/*/*.parquet"))
 
 
-def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path]) -> None:
-    """Create or replace view `name` of Parquet files `paths` (a relation: the paths are values, not SQL text)."""
-    con.read_parquet([str(path) for path in paths]).create_view(table_name(name), replace=True)
+def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path], *, table: str | None = None) -> None:
+    """Create or replace view `name` of Parquet files `paths` (a relation: the paths are values, not SQL text); the
+    files of a published `table` are read with its derived columns, as readers see them."""
+    files = con.read_parquet([str(path) for path in paths])
+    if table is not None:
+        files = files.project(select_list(table, release_format=FORMAT))
+    files.create_view(table_name(name), replace=True)

@@ -11,8 +11,18 @@ from pathlib import Path
 import duckdb
 
 from gopat.effects.warehouse.files import identifier, quote, remove
-from gopat.effects.warehouse.layout import Layout, current_version, manifest_tables, readable, schema_name, versions
+from gopat.effects.warehouse.layout import (
+    Layout,
+    current_version,
+    manifest_tables,
+    readable,
+    release_format,
+    schema_name,
+    versions,
+)
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.tables.macros import install_macros
+from gopat.transforms.tables.registry import TABLES, select_list
 
 CATALOG_STORAGE = "v1.2.0"
 
@@ -25,8 +35,9 @@ def refresh_catalog(layout: Layout) -> None:
 def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
     """A new catalog in a hidden file: schema v<N> per kept release, `current`, and a `releases` table.
 
-    One view per table (a partitioned table's view reads all its files). Views read the releases'
-    Parquet by absolute path, so the catalog works from any working directory; it is written with
+    One view per table (a partitioned table's view reads all its files), with the columns and comments of
+    transforms/tables/registry.py: its derived columns are computed by the macros the catalog stores. Views read
+    the releases' Parquet by absolute path, so the catalog works from any working directory; it is written with
     storage version v1.2.0 so the duckdb 1.x shell can open it.
     """
     tmp = layout.catalog.with_name(f".catalog-{os.getpid()}.duckdb")
@@ -35,6 +46,8 @@ def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
     try:
         con.execute("ATTACH ? AS catalog (STORAGE_VERSION ?)", [str(tmp), CATALOG_STORAGE])
         con.execute(sql_text("catalog__releases"))
+        con.execute("USE catalog")  # the macros are stored in the catalog and found from any database name
+        install_macros(con)
         for version, manifest in readable(layout, kept):
             folder = layout.release_dir(version).resolve()
             tables = manifest_tables(manifest.get("files", {}))
@@ -46,13 +59,9 @@ def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
             for schema in [schema_name(version)] + (["current"] if version == current else []):
                 con.execute(f"CREATE SCHEMA IF NOT EXISTS catalog.{identifier(schema)}")
                 for table, names in tables.items():
-                    # a view's definition takes no bind parameter: the paths are quoted literals, a partitioned
-                    # table's files in order (docs/releases.md#release-folder)
-                    paths = ", ".join(quote(folder / name) for name in names)
-                    con.execute(
-                        f"CREATE OR REPLACE VIEW catalog.{identifier(schema)}.{identifier(table)} AS "
-                        f"SELECT * FROM read_parquet([{paths}])"
-                    )
+                    _create_view(con, f"catalog.{identifier(schema)}.{identifier(table)}", table,
+                                 [folder / name for name in names], release_format=release_format(manifest))
+        con.execute("USE memory")
         con.execute("DETACH catalog")
         with tmp.open("rb") as fh:
             os.fsync(fh.fileno())
@@ -62,6 +71,24 @@ def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
     finally:
         con.close()
     return tmp
+
+
+def _create_view(
+    con: duckdb.DuckDBPyConnection, view: str, table: str, files: list[Path], *, release_format: int
+) -> None:
+    """View `view` of a table's Parquet `files` with its columns as the registry declares them, and their comments.
+
+    A view's definition takes no bind parameter: the paths are quoted literals, a partitioned table's files in
+    order (docs/releases.md#release-folder), and so are the comments.
+    """
+    paths = ", ".join(quote(path) for path in files)
+    columns = select_list(table, release_format=release_format)
+    con.execute(f"CREATE OR REPLACE VIEW {view} AS SELECT {columns} FROM read_parquet([{paths}])")
+    if table in TABLES:
+        con.execute(f"COMMENT ON VIEW {view} IS {quote('one row per ' + TABLES[table].grain)}")
+    if columns != "*":  # the registry's columns
+        for column in TABLES[table].columns:
+            con.execute(f'COMMENT ON COLUMN {view}."{column.name}" IS {quote(column.doc)}')
 
 
 def catalog_state(layout: Layout) -> tuple[list[tuple[str, str]], str | None] | None:

@@ -14,13 +14,14 @@ from gopat.effects.warehouse.fetch import sha256_file
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def quote(path: Path) -> str:
-    """A path as a SQL string literal, only where DuckDB takes no bind parameter: a view's definition.
+def quote(text: str | Path) -> str:
+    """A path or text as a SQL string literal, only where DuckDB takes no bind parameter: a view's definition and
+    a comment.
 
     The catalog's views keep their Parquet paths as text (docs/releases.md#catalog); everywhere else a path
     is a parameter.
     """
-    return "'" + str(path).replace("'", "''") + "'"
+    return "'" + str(text).replace("'", "''") + "'"
 
 
 def identifier(name: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gopat.effects.warehouse.files import tree_files
+from gopat.transforms.tables.registry import FORMAT
 
 CODE_DIRS = ("transforms", "flows", "expectations", "effects", "cli")
 REPO = Path(__file__).resolve().parents[2]
@@ -119,7 +120,16 @@ def read_manifest(layout: Layout, version: str) -> Manifest:
     manifest = json.loads(path.read_text())
     if not isinstance(manifest, dict):
         raise ValueError(f"{path}: not a JSON object")
+    if release_format(manifest) > FORMAT:
+        raise ValueError(f"release {version} has format {release_format(manifest)}; this gopat reads formats 1 to "
+                         f"{FORMAT}: upgrade gopat (CHANGELOG.md)")
     return manifest
+
+
+def release_format(manifest: Mapping[str, Any]) -> int:
+    """The format of a release's files (its manifest's `format`; 1 before it was recorded, CHANGELOG.md)."""
+    value = manifest.get("format", 1)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
 def state_runs(manifest: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from gopat.effects.warehouse.fetch import Fetched
 from gopat.effects.warehouse.files import tree_bytes, tree_digest
 from gopat.effects.warehouse.layout import Layout, created_now, manifest_tables, read_manifest, state_runs
 from gopat.transforms.patterns.families import min_occurrence as thresholds
+from gopat.transforms.tables.registry import FORMAT, TABLES
 
 INCREMENTAL_TABLES = (  # the tables whose files an incremental build reads
     "games", "moves", "setups", "rejects", "move_patterns", "pattern_stats", "pattern_tail",
@@ -62,6 +63,8 @@ class BuildConfig(TypedDict):
 class Manifest(TypedDict, total=False):
     """manifest.json of a release (docs/releases.md#manifest); publish adds `files`, the flow the rest."""
 
+    format: int
+    schema: dict[str, Any]
     created: str
     code_version: str
     content_hash: str
@@ -121,6 +124,8 @@ def release_manifest(
 ) -> Manifest:
     """The manifest the pattern_stats suite reads (the flow adds row counts, expectations and timings)."""
     return {
+        "format": FORMAT,
+        "schema": {name: TABLES[name].manifest_entry() for name in TABLES},
         "created": created_now(),
         "code_version": code,
         "content_hash": content,

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import duckdb
 
-from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files
+from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, release_format, table_files
+from gopat.transforms.tables.macros import install_macros
+from gopat.transforms.tables.registry import select_list
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -23,12 +25,14 @@ def open_release(warehouse: Path, release: str | None = None) -> tuple[duckdb.Du
     version = release or current_version(layout)
     if version is None:
         raise ValueError(f"no release in {layout.releases}; run `gopat build` first")
-    read_manifest(layout, version)  # raises when the release is not there
+    kind = release_format(read_manifest(layout, version))  # raises when the release is not there
     folder = layout.release_dir(version)
     con = duckdb.connect()
+    install_macros(con)
     for table, files in table_files(folder).items():
         if not _IDENTIFIER.fullmatch(table):
             con.close()
             raise ValueError(f"{folder / table}: a table name must be an identifier")
-        con.read_parquet([str(path.resolve()) for path in files]).create_view(table)
+        rows = con.read_parquet([str(path.resolve()) for path in files])
+        rows.project(select_list(table, release_format=kind)).create_view(table)
     return con, version

@@ -26,6 +26,7 @@ from gopat.effects.warehouse.files import fsync_dir, fsync_tree, identifier, rem
 from gopat.effects.warehouse.layout import Layout, Manifest, current_version, readable, state_runs, versions
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.verify import verify
+from gopat.transforms.tables.registry import derived_columns
 
 
 def publish(
@@ -150,10 +151,14 @@ def _write_release(
 
 
 def _export(con: duckdb.DuckDBPyConnection, folder: Path, table: str) -> list[Path]:
-    """Write `table` of `con` as `<table>.parquet` in `folder`; returns that file."""
+    """Write `table` of `con` as `<table>.parquet` in `folder`, without the columns that readers compute from the
+    stored ones (transforms/tables/registry.py); returns that file."""
     path = folder / f"{table}.parquet"
+    derived = [name for name in derived_columns(table) if name in con.table(identifier(table)).columns]
+    excluded = f" EXCLUDE ({', '.join(derived)})" if derived else ""
     con.execute(
-        f"COPY {identifier(table)} TO ? (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)", [str(path)]
+        f"COPY (SELECT *{excluded} FROM {identifier(table)}) TO ? "
+        "(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)", [str(path)]
     )
     return [path]
 

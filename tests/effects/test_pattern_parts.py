@@ -12,8 +12,9 @@ import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gopat.effects.parquet import PATTERN_STATS_SCHEMA
 from gopat.effects.pattern_parts import LeftOut, Part, sum_part
-from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, describe_keys
+from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, key_texts
 from tests.transforms.patterns.test_canonical import random_keys
 
 Counts = dict[tuple[str, int, int], tuple[int, int, int]]
@@ -69,10 +70,10 @@ def test_a_part_is_the_sum_of_its_range_and_pattern_stats_its_keys_at_the_thresh
          "orbit_size": orbit[key], "result": result[key]} for key in sorted(occurrence)]
     kept = [key for key in sorted(occurrence) if occurrence[key] >= threshold]
     stats = pq.read_table(published)
-    assert stats.column("key").to_pylist() == describe_keys(family, np.array(kept, dtype=np.int64))[
-        "key_text"].to_pylist()
+    assert stats.column("key").to_pylist() == key_texts(family, np.array(kept, dtype=np.int64)).to_pylist()
     assert stats.column("occurrence").to_pylist() == [occurrence[key] for key in kept]
-    assert stats.column("chosen_rate").to_pylist() == [chosen[key] / occurrence[key] for key in kept]
+    assert stats.column("chosen").to_pylist() == [chosen[key] for key in kept]
+    assert stats.schema == PATTERN_STATS_SCHEMA
     out = [key for key in occurrence if occurrence[key] < threshold]
     assert left == LeftOut(len(out), sum(occurrence[key] for key in out), sum(chosen[key] for key in out))
     assert sorted(path.name for path in tmp_path.rglob("*") if path.is_file() and "run-" not in path.name) == [

@@ -63,6 +63,8 @@ def test_prefect_yaml_parameters_are_parameters_of_its_flows() -> None:
         flow = getattr(importlib.import_module("gopat." + path.removesuffix(".py").replace("/", ".")), name)
         assert set(spec["parameters"]) <= set(flow.parameters.properties), spec["name"]
     assert {"sources_file", "warehouse", "runner", "workers"} <= set(scheduled_build.parameters.properties)
+    nightly = next(spec for spec in specs if spec["name"] == "nightly")
+    assert nightly["parameters"]["keep"] == 7  # bounded disk (docs/releases.md#retention)
 
 
 def test_gopat_serve_without_a_prefect_server_says_what_to_do(capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,58 +17,14 @@ from gopat.transforms.games.errors import RejectError
 from gopat.transforms.games.members import Member
 from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.games.parsing import GameRecord, parse_collection
+from gopat.transforms.tables.registry import polars_schema
 
 HEADERS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
-GAMES_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
-    "game_id": pl.String,
-    "source": pl.String,
-    "source_sha256": pl.String,
-    "member": pl.String,
-    "member_raw": pl.String,
-    "member_name_guessed": pl.Boolean,
-    "tree_index": pl.Int32,
-    **{name.lower(): pl.String for name in HEADERS},
-    "year": pl.Int32,
-    "winner": pl.String,
-    "komi": pl.Float64,
-    "handicap": pl.Int32,
-    "board_size": pl.Int32,
-    "move_count": pl.Int32,
-    "setup_stones": pl.Int32,
-    "encoding": pl.String,
-    "flags": pl.List(pl.String),
-    "sequence_sha1": pl.String,
-}
-MOVES_SCHEMA = {
-    "game_id": pl.String,
-    "move_number": pl.Int32,
-    "colour": pl.String,
-    "row": pl.Int16,
-    "col": pl.Int16,
-    "point": pl.String,
-}
-SETUPS_SCHEMA = {
-    "game_id": pl.String,
-    "stone_number": pl.Int32,
-    "colour": pl.String,
-    "row": pl.Int16,
-    "col": pl.Int16,
-    "point": pl.String,
-}
-REJECTS_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
-    "source": pl.String,
-    "source_sha256": pl.String,
-    "member": pl.String,
-    "member_raw": pl.String,
-    "member_name_guessed": pl.Boolean,
-    "tree_index": pl.Int32,
-    "reason": pl.String,
-    "message": pl.String,
-}
+GAMES_SCHEMA, MOVES_SCHEMA, SETUPS_SCHEMA, REJECTS_SCHEMA = (polars_schema(name) for name in (
+    "games", "moves", "setups", "rejects"))  # the tables' stored columns (transforms/tables/registry.py)
 # Fox stores komi scaled (KM[375] = 7.5); KataGo's table of the values seen in the wild.
 FOX_KOMI = {375: 7.5, 750: 7.5, 325: 6.5, 650: 6.5, 275: 5.5, 550: 5.5, 350: 7.0, 700: 7.0}
 YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 @dataclass(slots=True)
@@ -209,15 +165,13 @@ def setups_frame(replays: dict[str, GameMoves]) -> pl.DataFrame:
 
 
 def _stones_frame(stones: dict[str, np.ndarray], number: str, schema: dict[str, Any]) -> pl.DataFrame:
-    """Rows (game_id, number from 1, colour, row, col, point) of each game's ``(colour, row, col)`` stones;
-    a pass (-1, -1) has no row, col or point."""
+    """Rows (game_id, number from 1, colour, row, col) of each game's ``(colour, row, col)`` stones; a pass
+    (-1, -1) has no row or col."""
     ids = [game_id for game_id, rows in stones.items() if len(rows)]
     counts = np.array([len(stones[i]) for i in ids], dtype=np.int64)
     both = np.concatenate([stones[i] for i in ids]) if ids else np.zeros((0, 3), np.int16)
     colour, row, col = both[:, 0], both[:, 1], both[:, 2]
     on_board = row >= 0
-    letters = np.array(list(LETTERS))
-    points = np.char.add(letters[np.maximum(col, 0)], letters[np.maximum(row, 0)])
     frame = pl.DataFrame(
         {
             "game_id": np.repeat(np.array(ids, dtype=object), counts),
@@ -225,11 +179,10 @@ def _stones_frame(stones: dict[str, np.ndarray], number: str, schema: dict[str, 
             "colour": np.where(colour == 1, "B", "W"),
             "row": row,
             "col": col,
-            "point": points,
         },
         schema=schema,
     )
-    return frame.with_columns(pl.when(pl.Series(on_board)).then(pl.col(c)) for c in ("row", "col", "point"))
+    return frame.with_columns(pl.when(pl.Series(on_board)).then(pl.col(c)) for c in ("row", "col"))
 
 
 def parse_year(dt: str | None) -> int | None:

@@ -1,4 +1,4 @@
-"""Canonical pattern rows from raw pattern counts: canonical keys, orbit sizes, stones, diagrams."""
+"""Canonical pattern rows from raw pattern counts: canonical keys, orbit sizes, key texts."""
 
 from __future__ import annotations
 
@@ -10,12 +10,10 @@ import pyarrow as pa
 
 from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.families import FAMILIES
-from gopat.transforms.patterns.render import digit_text_matrix, pattern_text_matrix, stones
+from gopat.transforms.patterns.render import digit_text_matrix
+from gopat.transforms.tables.registry import TABLES
 
-EVENTS_SCHEMA = pa.schema([  # the published table move_patterns (docs/releases.md#move_patterns)
-    ("family", pa.string()), ("game_id", pa.string()), ("move_number", pa.int32()), ("colour", pa.string()),
-    ("key8", pa.string()), ("key16", pa.string()),
-])
+EVENTS_SCHEMA = TABLES["move_patterns"].stored  # the rows of move_patterns (docs/releases.md#move_patterns)
 PATTERN_COUNTS_SCHEMA = pa.schema([  # the complete counts a build keeps as state (docs/releases.md#build-state)
     ("family", pa.string()), ("symmetry", pa.int32()), ("key", pa.int64()), ("occurrence", pa.int64()),
     ("chosen", pa.int64()), ("orbit_size", pa.int32()), ("result", pa.int64()),
@@ -145,21 +143,13 @@ def canonical_events(events: pl.DataFrame, *, game_ids: Sequence[str]) -> pa.Tab
     return pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table()
 
 
-def describe_keys(family: str, keys: np.ndarray) -> pa.Table:
-    """Printable columns of one family's canonical keys, as Arrow: key_text (digit string), stones, diagram.
+def key_texts(family: str, keys: np.ndarray) -> pa.Array:
+    """The digit strings of one family's int64 keys, as an Arrow string array.
 
-    The text columns go from fixed-width byte matrices straight into Arrow string arrays without
-    copies or Python strings (well under a microsecond a key: the build describes every key it
-    publishes, 121 million on the sample corpus).
+    The texts go from a fixed-width byte matrix straight into an Arrow array without copies or
+    Python strings (the build writes the text of every key it publishes).
     """
-    values = np.asarray(keys, dtype=np.int64)
-    return pa.table(
-        {
-            "key_text": _ascii_array(_key_digit_matrix(values, FAMILIES[family].layout.n_digits)),
-            "stones": pa.array(stones(family, values).astype(np.int32)),
-            "diagram": _ascii_array(pattern_text_matrix(family, values)),
-        }
-    )
+    return _ascii_array(_key_digit_matrix(np.asarray(keys, dtype=np.int64), FAMILIES[family].layout.n_digits))
 
 
 def key_strings(keys: np.ndarray, n_digits: int) -> np.ndarray:
@@ -185,7 +175,7 @@ def _ascii_array(matrix: np.ndarray) -> pa.Array:
 
 
 def key_values(texts: pa.Array | pa.ChunkedArray, n_digits: int) -> np.ndarray:
-    """int64 keys of base-4 digit strings of `n_digits` digits (the inverse of describe_keys' key_text)."""
+    """int64 keys of base-4 digit strings of `n_digits` digits (the inverse of key_texts)."""
     texts = (texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts).cast(pa.large_string())
     if texts.null_count:
         raise ValueError("null key text")

@@ -168,6 +168,17 @@ def pattern_text(family: str, pattern: str | int) -> str:
     return str(pattern_texts(family, [pattern])[0])
 
 
+def diagram_cells(family: str) -> list[int]:
+    """The diagram of a family's keys as positions (from 1) in the key's symbols after the colour to move, then a
+    space and a line break: one per character after the diagram's first line (the SQL macro pattern_diagram,
+    transforms/analytics/sql/macros.sql, draws a key from it)."""
+    template, slots = _text_template(_family(family))
+    symbol = {offset: digit + 1 for digit, (offset, _) in enumerate(slots)}
+    space, line_break = len(slots) + 1, len(slots) + 2
+    body = template.index("\n") + 1
+    return [symbol.get(i, space if char == " " else line_break) for i, char in enumerate(template) if i >= body]
+
+
 def _text_template(family: Family) -> tuple[str, list[tuple[int, bytes]]]:
     """A family's text diagram with placeholders, and per symbol after the colour its offset and alphabet."""
     layout = family.layout

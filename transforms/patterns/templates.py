@@ -1,4 +1,4 @@
-"""Don't-care templates: the lattice of templates over a family's frequent patterns, their diagrams, and table
+"""Don't-care templates: the lattice of templates over a family's frequent patterns, and table
 dont_care_templates."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from gopat.transforms.analytics.loader import positive, run, sql_text
 from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.canonical import key_strings
 from gopat.transforms.patterns.families import FAMILIES
-from gopat.transforms.patterns.render import STONE_CHARS, SYMBOLS
+from gopat.transforms.patterns.render import SYMBOLS
 from gopat.transforms.patterns.symmetry import Group
+from gopat.transforms.tables.macros import install_macros
 
 # Template cells: the key digits '0' empty, '1' black, '2' white, '3' off-board, then the wildcards
 # '?' (empty, black or white), 'o' (white or empty), 'x' (black or empty); a wildcard never covers
@@ -209,19 +210,6 @@ def _template_cover(templates: np.ndarray | Sequence[str], group: Group) -> tupl
     return pairs[:, 0], key_strings(pairs[:, 1], n)
 
 
-def template_diagram(family: str, template: str) -> str:
-    """Printable diagram of a template: the colour to move, then rows of ``.XO#`` and ``?ox``."""
-    layout = FAMILIES[family].layout
-    points = np.array(layout.points)
-    cells = np.round(points - points.min(axis=0)).astype(int)
-    height, width = cells.max(axis=0) + 1
-    grid = [[" "] * width for _ in range(height)]
-    for (r, c), symbol in zip(cells, template[1:], strict=False):
-        grid[r][c] = STONE_CHARS[SYMBOLS.index(symbol)]
-    lines = ["".join(row).rstrip() for row in grid]
-    return "\n".join([("Black" if template[0] == "1" else "White") + " to move", *lines])
-
-
 def build_dont_care_templates(
     con: duckdb.DuckDBPyConnection,
     *,
@@ -239,6 +227,7 @@ def build_dont_care_templates(
         raise ValueError("families must be a sequence of distinct family names")
     groups = {(family, symmetry): template_group(family, symmetry) for family in families for symmetry in (8, 16)}
     con.execute("SET VARIABLE template_min_occurrence = ?", [min_occurrence])
+    install_macros(con)  # the diagram column (transforms/tables/registry.py)
     run(con, "dont_care_templates__init")
     for (family, symmetry), group in groups.items():
         con.execute("SET VARIABLE template_family = ?", [family])
@@ -246,10 +235,7 @@ def build_dont_care_templates(
         keys = [key for (key,) in con.execute(sql_text("dont_care_templates__patterns")).fetchall()]
         maximal, _ = dont_care_lattice(keys, group)
         owner, covered = _template_cover(maximal, group)
-        con.register("template_input", pa.table({
-            "template": maximal.tolist(),
-            "diagram": [template_diagram(family, t) for t in maximal.tolist()],
-        }))
+        con.register("template_input", pa.table({"template": maximal.tolist()}))
         con.register("template_cover_input", pa.table({"template": maximal[owner].tolist(), "key": covered.tolist()}))
         try:
             run(con, "dont_care_templates__append")

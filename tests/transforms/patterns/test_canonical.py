@@ -1,4 +1,4 @@
-"""Canonical pattern rows: vectorised sums against a per-key scalar oracle, and key descriptions."""
+"""Canonical pattern rows: vectorised sums against a per-key scalar oracle, and key texts."""
 
 from __future__ import annotations
 
@@ -16,14 +16,13 @@ from gopat.transforms.patterns.canonical import (
     canonical_events,
     canonical_shard,
     check_event_families,
-    describe_keys,
     key_strings,
+    key_texts,
     key_values,
     summed_runs,
 )
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import key_string
-from gopat.transforms.patterns.render import pattern_text, stones
 
 
 def random_keys(family: str, count: int, seed: int) -> np.ndarray:
@@ -119,15 +118,11 @@ def test_blk4_and_unknown_families_have_no_move_patterns() -> None:
             check_event_families(bad)
 
 
-def test_describe_keys_agrees_with_the_scalar_helpers() -> None:
+def test_key_texts_agree_with_the_scalar_helper() -> None:
     keys = random_keys("d12", 50, 7)
-    described = describe_keys("d12", keys)
     n_digits = FAMILIES["d12"].layout.n_digits
-    assert described.column_names == ["key_text", "stones", "diagram"]
-    assert described["key_text"].to_pylist() == [key_string(int(k), n_digits) for k in keys]
-    assert described["stones"].to_pylist() == stones("d12", keys).tolist()
-    assert described["diagram"].to_pylist() == [pattern_text("d12", int(k)) for k in keys]
-    assert describe_keys("sq5", np.zeros(0, dtype=np.int64)).num_rows == 0
+    assert key_texts("d12", keys).to_pylist() == [key_string(int(k), n_digits) for k in keys]
+    assert len(key_texts("sq5", np.zeros(0, dtype=np.int64))) == 0
 
 
 @pytest.mark.parametrize("n_digits", [1, 10, 27, 31])
@@ -140,7 +135,7 @@ def test_key_strings_are_base4_digits(n_digits: int) -> None:
 @given(family=st.sampled_from(["sq3", "sq5", "blk4", "d12"]), seed=st.integers(0, 2**32 - 1), count=st.integers(0, 40))
 def test_key_values_invert_the_key_text(family: str, seed: int, count: int) -> None:
     keys = random_keys(family, count, seed)
-    texts = describe_keys(family, keys)["key_text"]
+    texts = key_texts(family, keys)
     assert key_values(texts, FAMILIES[family].layout.n_digits).tolist() == keys.tolist()
     assert key_values(texts.slice(count // 2), FAMILIES[family].layout.n_digits).tolist() == keys[count // 2 :].tolist()
 

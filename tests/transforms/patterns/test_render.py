@@ -13,7 +13,6 @@ from gopat.transforms.patterns import render
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import decode, key_string, parse_key
 from gopat.transforms.patterns.render import pattern_text, stones
-from gopat.transforms.patterns.templates import template_diagram
 
 NS = "{http://www.w3.org/2000/svg}"
 FAMILY_NAMES = sorted(FAMILIES)
@@ -54,21 +53,6 @@ def test_text_of_keys_matches_the_slow_reference(case: tuple[str, list[int]]) ->
     vectorised = render.pattern_texts(family, np.array(keys, dtype=np.int64))
     assert vectorised.tolist() == [slow_text(family, key) for key in keys]
     assert [render.pattern_text(family, key_string(key, n)) for key in keys] == vectorised.tolist()
-
-
-@st.composite
-def templates(draw: st.DrawFn) -> tuple[str, str]:
-    family = draw(st.sampled_from(["sq3", "dia13"]))
-    n = len(FAMILIES[family].layout.points)
-    cells = draw(st.lists(st.sampled_from("0123?xo"), min_size=n, max_size=n))
-    return family, draw(st.sampled_from("12")) + "".join(cells)
-
-
-@settings(max_examples=100, deadline=None)
-@given(templates())
-def test_template_text_matches_the_analytics_diagram(case: tuple[str, str]) -> None:
-    family, template = case
-    assert render.pattern_text(family, template) == template_diagram(family, template)
 
 
 def test_hand_checked_texts() -> None:

@@ -50,7 +50,7 @@ SELECT
     CAST(covered.chosen AS BIGINT) AS chosen,
     covered.chosen / covered.occurrence AS chosen_rate,
     CAST(getvariable('template_min_occurrence') AS BIGINT) AS min_occurrence,
-    staged.diagram
+    pattern_diagram(staged.family, staged.template) AS diagram
 FROM template_staging AS staged
 INNER JOIN covered USING (family, symmetry, template)
 ORDER BY staged.family, staged.symmetry, covered.occurrence DESC, staged.template;

@@ -1,7 +1,7 @@
 -- dont_care_templates step: stage the templates of one family and symmetry (registered relations
--- template_input(template, diagram) and template_cover_input(template, key) computed in Python).
+-- template_input(template) and template_cover_input(template, key) computed in Python).
 INSERT INTO template_staging
-SELECT getvariable('template_family'), getvariable('template_symmetry'), template, diagram
+SELECT getvariable('template_family'), getvariable('template_symmetry'), template
 FROM template_input;
 
 INSERT INTO template_cover_staging
