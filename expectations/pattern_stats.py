@@ -38,7 +38,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     `manifest` holds the families' chosen events and the config's min_occurrence.
 
     Row checks are violation counts of one DuckDB scan; key checks stream the published keys in
-    batches (parse every key text, re-canonicalise every key, recompute orbit sizes and stones,
+    batches (parse every key text, re-canonicalise every key, recompute orbit sizes,
     apply one group element per row and re-canonicalise, find duplicate keys); the complete counts'
     8-symmetry rows merged by colour swap are compared with their 16-symmetry rows. Per family and
     symmetry, pattern_stats plus pattern_tail equal the complete counts, and their chosen sum the
@@ -111,7 +111,6 @@ def _row_invariants(con: duckdb.DuckDBPyConnection, thresholds: Mapping[str, int
         "result_is_blk4_mask_else_null": (
             "family, symmetry, key, result",
             "(family = $result_family) IS DISTINCT FROM (result IS NOT NULL) OR result < 0 OR result >= $result_limit"),
-        "diagram_present": ("family, symmetry, key", "diagram IS NULL OR diagram = ''"),
     })
 
 

@@ -21,7 +21,6 @@ from gopat.expectations.runner import Invariant
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import key_string
-from gopat.transforms.patterns.render import stones
 from gopat.transforms.patterns.symmetry import Group
 
 SYMMETRIES = (8, 16)
@@ -57,7 +56,7 @@ class _Tally:
 
 
 def key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invariant]:
-    """Key format, uniqueness, canonical keys, orbit sizes, stones and variants of the published rows of `source`.
+    """Key format, uniqueness, canonical keys, orbit sizes and variants of the published rows of `source`.
 
     Family by family, every key text of the 8 and 16 symmetries is parsed and checked in batches on
     CHECKERS threads. Keys that come in strictly increasing order within each symmetry, as the build
@@ -65,7 +64,7 @@ def key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invarian
     """
     tallies = _tallies(
         "key_is_colour_then_family_digits", "family_symmetry_key_unique", "key_is_canonical",
-        "orbit_size_matches_key", "key_variants_recanonicalise_to_key", "stones_match_key",
+        "orbit_size_matches_key", "key_variants_recanonicalise_to_key",
     )
     present = {family for (family,) in con.execute("SELECT DISTINCT family FROM query_table(?)", [source]).fetchall()}
     for family in sorted(present & FAMILIES.keys()):
@@ -393,12 +392,11 @@ def _check_batch(
     keys, variants = parsed[ok], variants[ok]
     canonical, orbit, _ = group.canonicalize(keys)
     recanonical = group.canonicalize(variants)[0]
-    counted = stones(family, keys)
 
     def text(key: np.int64) -> str:
         return key_string(int(key), n_digits)
 
-    orbit_sizes, stones_given = batch["orbit_size"][ok], batch["stones"][ok]
+    orbit_sizes = batch["orbit_size"][ok]
     checks: dict[str, tuple[npt.NDArray[np.bool_], Callable[[int], str]]] = {
         "key_is_canonical": (canonical != keys, lambda row: f"canonical form {text(canonical[row])}"),
         "orbit_size_matches_key": (
@@ -407,8 +405,6 @@ def _check_batch(
             recanonical != keys,
             lambda row: f"variant {text(variants[row])} re-canonicalises to {text(recanonical[row])}",
         ),
-        "stones_match_key": (
-            stones_given != counted, lambda row: f"stones {stones_given[row]}, recomputed {counted[row]}"),
     }
     for name, (wrong, describe) in checks.items():
         rows = np.flatnonzero(wrong)
