@@ -26,8 +26,8 @@ def test_the_section_has_a_polars_and_a_pandas_example() -> None:
     assert len(found) == 2 and "import polars" in found[0] and "import pandas" in found[1]
 
 
-@pytest.mark.parametrize(("code", "printed"), zip(examples(), [("chosen_rate", "stones", "to move"), ("point",)],
-                                                     strict=True), ids=["polars", "pandas"])
+@pytest.mark.parametrize(("code", "printed"), list(zip(examples(), [("chosen_rate", "stones", "to move"), ("point",)],
+                                                          strict=True)), ids=["polars", "pandas"])
 def test_an_example_prints_the_derived_columns(code: str, printed: tuple[str, ...], shared_dir: Path,
                                                tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
     warehouse = tiny_release(tmp_path_factory, shared_dir)
