@@ -24,7 +24,7 @@ CREATE OR REPLACE MACRO pattern_stones(family, key) AS CAST(
 -- pattern_layout(family).diagram lists, for each character after the first line, its position in
 -- the symbols drawn, then a space and a line break.
 CREATE OR REPLACE MACRO pattern_diagram(family, key) AS
-    if(left(key, 1) = '1', 'Black', 'White') || ' to move' || chr(10) || array_to_string(
+    CASE WHEN left(key, 1) = '1' THEN 'Black' ELSE 'White' END || ' to move' || chr(10) || array_to_string(
         list_select(
             string_split(
                 translate(pattern_stone_symbols(family, key), '0123', '.XO#')
