@@ -6,10 +6,11 @@ BIN    := $(VENV)/bin
 CORPUS ?= ../shared/corpus/pro-sample.tar.gz
 
 LAYERS := flows transforms expectations effects cli
-# The editable install puts build/editable on sys.path (pyproject.toml, dev-mode-dirs): gopat/<layer> links there.
-EDITABLE := build/editable/gopat
+# The editable install puts build/editable on sys.path (pyproject.toml, dev-mode-dirs): gopat/<layer> links there,
+# and gopat/__init__.py links to api/__init__.py (the public Python API).
+EDITABLE := build/editable/gopat/__init__.py
 
-.PHONY: setup system-deps release lint typecheck test tables-doc
+.PHONY: setup system-deps release lint typecheck test tables-doc docs
 
 $(BIN)/gopat: pyproject.toml requirements.lock | $(EDITABLE)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,8 +20,9 @@ $(BIN)/gopat: pyproject.toml requirements.lock | $(EDITABLE)
 	touch $(BIN)/gopat
 
 $(EDITABLE):
-	mkdir -p $@
-	for layer in $(LAYERS); do ln -sfn ../../../$$layer $@/$$layer; done
+	mkdir -p $(@D)
+	for layer in $(LAYERS); do ln -sfn ../../../$$layer $(@D)/$$layer; done
+	ln -sfn ../../../api/__init__.py $@
 
 setup: $(BIN)/gopat $(EDITABLE)
 
@@ -44,7 +46,14 @@ lint: setup
 typecheck: setup
 	rm -rf build/typing && mkdir -p build/typing/gopat
 	for layer in $(LAYERS); do ln -s ../../../$$layer build/typing/gopat/$$layer; done
+	ln -s ../../../api/__init__.py build/typing/gopat/__init__.py
 	$(BIN)/mypy -p gopat
 
-test: setup system-deps lint typecheck
-	$(BIN)/python -m pytest
+# The documentation site from docs/ (mkdocs.yml): --strict fails on a broken link or anchor and on a page
+# missing from the nav. build/ is git-ignored.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
+
+# Two test processes (pytest-xdist), each taking whole test files, so that a file's fixtures are built once.
+test: setup system-deps lint typecheck docs
+	$(BIN)/python -m pytest --numprocesses 2 --dist loadfile

@@ -4,7 +4,7 @@ Usage: .venv/bin/python bench/soak.py [--corpus tiny.tar.gz] [--archives 20] [--
        [--families F ...] [--workers N] [--shared-server] [--workdir DIR]
 
 The corpus's SGF members are split into --archives archives (in archive order). Build i runs
-`gopat build --source a1 ... --source ai` on one warehouse (README "Adding archives": each build adds
+`gopat build --source a1 ... --source ai` on one warehouse (docs/operations.md "Incremental builds": each build adds
 one archive to the current release's sources, so it is incremental). Every --kill-every-th build is
 first killed with SIGKILL (its whole process group) at a seeded random moment of its progress
 (right after a random line of its log, drawn from the first 90% of the previous build's lines:
@@ -43,7 +43,7 @@ import psutil
 REPO = Path(__file__).resolve().parents[1]
 GOPAT = REPO / ".venv" / "bin" / "gopat"
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "tiny.tar.gz"
-# Leftovers a build removes when it takes the lock (docs/releases.md, README "Guarantees").
+# Leftovers a build removes when it takes the lock (docs/releases.md, docs/guarantees.md).
 TEMPORARY = (".tmp-", ".trash-", "CURRENT.tmp-", ".catalog-")
 
 

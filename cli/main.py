@@ -5,16 +5,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import importlib
 import logging
 import os
-import pkgutil
 import select
 import signal
 import sys
 import traceback
 from collections.abc import Sequence
 from types import FrameType
+from typing import Any
 
 # Before Prefect is imported: no telemetry from a machine that may be offline (the client's
 # DO_NOT_TRACK and the temporary API server's analytics; an operator may set either to turn it on),
@@ -23,7 +22,7 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
-from gopat.cli import commands
+from gopat.cli.commands import analytics, build, gtp, patterns, predict, releases, report, search, serve
 from gopat.flows import cancel
 
 # The errors a command reports as one line `gopat: error: ...` (exit 1); anything else is a bug
@@ -92,15 +91,37 @@ def _clear_frames(error: BaseException) -> None:
         tb = tb.tb_next
 
 
+COMMANDS = (analytics, build, gtp, patterns, predict, releases, report, search, serve)  # modules of cli/commands/
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser, with the commands of every module in cli/commands/."""
     top = argparse.ArgumentParser(prog="gopat", description="Go pattern warehouse")
     top.add_argument("--debug", action="store_true",
                      help="show Prefect's tracebacks and raise errors instead of one line")
-    subparsers = top.add_subparsers(required=True, metavar="COMMAND")
-    for module in sorted(m.name for m in pkgutil.iter_modules(commands.__path__)):
-        importlib.import_module(f"gopat.cli.commands.{module}").register(subparsers)
+    subparsers = top.add_subparsers(required=True, metavar="COMMAND", parser_class=CommandParser)
+    for module in COMMANDS:
+        module.register(subparsers)
     return top
+
+
+class Help(argparse.HelpFormatter):
+    """Help that states each option's default from the parser (an option whose default is None says in its help
+    what it means)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        stated = "default" in text or action.default is None or action.default is False or action.default == []
+        if stated or action.default is argparse.SUPPRESS or not action.option_strings or action.required:
+            return action.help
+        return f"{text} (default: %(default)s)" if text else "default: %(default)s"
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A command's parser, whose help is formatted by `Help`."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**{"formatter_class": Help, **options})
 
 
 def _stdout_closed() -> bool:
@@ -122,10 +143,21 @@ class _ExpectedErrors(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
+        if _interrupted(error):  # a side task's query, stopped because the build failed (flows/build.py)
+            return False
         if isinstance(error, EXPECTED):
             record.exc_info = record.exc_text = None
             return "Retry" in record.getMessage()
         return not record.getMessage().startswith("Finished in state Failed")
+
+
+def _interrupted(error: BaseException | None) -> bool:
+    """Whether `error` is a DuckDB query's interruption (imported here: DuckDB is loaded by then)."""
+    if error is None:
+        return False
+    import duckdb
+
+    return isinstance(error, duckdb.InterruptException)
 
 
 if __name__ == "__main__":

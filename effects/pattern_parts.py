@@ -25,7 +25,7 @@ from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, key_texts, summed_runs
 
 SAMPLE_SCHEMA = pa.schema([("family", pa.string()), ("symmetry", pa.int32()), ("key", pa.int64())])
-PART_MEMORY = "1GB"  # a part's DuckDB; two workers and the flow's 2 GB stay under 4 GiB (README, Guarantees)
+PART_MEMORY = "1GB"  # a part's DuckDB; two workers and the flow's 2 GB stay under 4 GiB (docs/guarantees.md)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +61,8 @@ def sum_part(
     occurrence, chosen, result) per key; write them to `state` and the keys seen at least `min_occurrence` times,
     with their key texts, to `published`, each if given; return what `published` leaves out.
 
-    `runs`: the inputs are a build state's run files, few and each sorted by key, which a merge sums
-    faster than DuckDB; the extraction shards, dozens, DuckDB sums faster.
+    `runs`: the inputs are a build state's run files, few and each sorted by key, summed by a merge of sorted
+    inputs; else the inputs are extraction shards, unsorted, summed by DuckDB's hash aggregate.
     Files are written to a temporary name beside their path and renamed: a part is either written whole or absent.
     """
     if not inputs:

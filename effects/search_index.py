@@ -15,7 +15,7 @@ import polars as pl
 
 from gopat.effects.warehouse.files import fsync_tree, remove
 from gopat.effects.warehouse.layout import Layout, code_version, current_version, read_manifest, resolve_version
-from gopat.effects.warehouse.open import open_release
+from gopat.effects.warehouse.open import connect_release
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.search.replay import Events, replay_events
 
@@ -62,7 +62,7 @@ def load_index(warehouse: Path, release: str | None = None) -> SearchIndex:
 
 def build_index(layout: Layout, version: str, path: Path) -> None:
     """Replay every game of the release into events and write them to `path` atomically (a hidden folder, renamed)."""
-    con, _ = open_release(layout.root, version)
+    con, _ = connect_release(layout.root, version)
     try:
         games = con.sql(sql_text("search__games")).pl()
         moves = con.sql(sql_text("search__moves")).fetchnumpy()

@@ -10,7 +10,7 @@ from uuid import UUID
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
 from gopat.effects.warehouse.layout import Layout
-from gopat.effects.warehouse.open import open_release
+from gopat.effects.warehouse.open import connect_release
 from gopat.transforms.analytics.loader import sql_text
 
 SUMMARY_KEY = "gopat-build-summary"
@@ -53,7 +53,7 @@ def top_patterns(layout: Layout, version: str, *, per_family: int = TOP_PER_FAMI
 
     One top-N query per family, which DuckDB answers with a small heap, not a sort of the table.
     """
-    con, _ = open_release(layout.root, version)
+    con, _ = connect_release(layout.root, version)
     with con:
         distinct = con.execute("SELECT DISTINCT family FROM pattern_stats ORDER BY 1").fetchall()
         result: list[dict[str, Any]] = []

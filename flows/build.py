@@ -13,7 +13,6 @@ import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,7 @@ from gopat.effects.warehouse.manifest import (
     release_manifest,
 )
 from gopat.effects.warehouse.publish import publish
+from gopat.expectations.suites import SUITES
 from gopat.flows import cancel
 from gopat.flows.artifacts import publish_artifacts
 from gopat.flows.ingest import (
@@ -61,7 +61,7 @@ from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
 from gopat.transforms.analytics.tail import build_pattern_tail
 from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES, check_event_families
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES, check_families
-from gopat.transforms.patterns.templates import DEFAULT_MIN_OCCURRENCE, build_dont_care_templates
+from gopat.transforms.patterns.templates import TEMPLATE_MIN_OCCURRENCE, build_dont_care_templates
 from gopat.transforms.tables.macros import install_macros
 from gopat.transforms.tables.registry import TABLES
 
@@ -139,7 +139,7 @@ def validate_tables(con: duckdb.DuckDBPyConnection, manifest: Manifest, *, table
     results: dict[str, Any] = {}
     failures: list[str] = []
     for table in tables:
-        result = import_module(f"gopat.expectations.{table}").validate(con, manifest=manifest)
+        result = SUITES[table](con, manifest=manifest)
         results[table] = result.to_dict()
         for outcome in result.failures():
             failures.append(f"{table}: {outcome.expectation}: {outcome.details}")
@@ -185,7 +185,7 @@ def build_release(
     runner: str = "local",
     fuseki_moves: int = 10,
     template_families: tuple[str, ...] = ("sq3", "dia13"),
-    template_min_occurrence: int = DEFAULT_MIN_OCCURRENCE,
+    template_min_occurrence: int = TEMPLATE_MIN_OCCURRENCE,
     game_counts_moves: int = 12,
     keep: int | None = None,
 ) -> dict[str, Any]:

@@ -28,7 +28,8 @@ from gopat.flows.progress import progress
 from gopat.flows.shards import SYMMETRIES, ShardPool, extract_shard, shard_executor
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.games.packed import GameMoves
-from gopat.transforms.tables.registry import FORMAT, select_list
+from gopat.transforms.tables.format import FORMAT
+from gopat.transforms.tables.registry import select_list
 
 PART_KEYS = 2_000_000  # keys of the complete counts in a part, about: its sum and files fit a worker's memory
 SAMPLE_MODULUS = 64  # the keys whose hash is 0 modulo this cut the parts (pattern_parts.sql)
@@ -195,8 +196,7 @@ def move_patterns_file(
 @contextlib.contextmanager
 def _memory_returned(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """While in the block, DuckDB's allocator gives the memory that queries freed back to the system in the
-    background: during extraction the flow's DuckDB holds about 1 GB freed by the ingest queries
-    (pro-sample), next to the workers at their peak."""
+    background, so that what the ingest queries freed is not held next to the workers at their peak."""
     con.execute("SET allocator_background_threads = true")
     try:
         yield

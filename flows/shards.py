@@ -9,12 +9,10 @@ the executor:
 
 Both Dask forms go through prefect-dask's `DaskTaskRunner` (it creates or connects to the cluster
 and closes it), and the shard functions run on its Dask client's `concurrent.futures` executor as
-plain functions, not as Prefect tasks. Measured here (Prefect 3.8.8, 2 cores, 8 trivial calls on a
-2-worker LocalCluster): Prefect tasks on a DaskTaskRunner without a Prefect server took 108 s (each
-Dask worker started its own temporary Prefect server), plain functions on the same runner 57 s,
-and both about 20 s against a real server. Plain functions also keep Dask workers free of any
-Prefect API access, so a cluster only needs this package installed (same code version) on its
-workers. The local default keeps the plain process pool: no cluster start-up, no new cost.
+plain functions, not as Prefect tasks: a Prefect task on a Dask worker needs a Prefect API, and
+without a server each worker would start a temporary one of its own. So Dask workers need no
+Prefect API access, only this package installed at the same code version. The local default is a
+plain process pool: no cluster to start.
 
 Shard functions take and return plain data (member bytes in, frames and Parquet bytes out), so
 workers need no shared filesystem; the build reads results in submission order, so the release is

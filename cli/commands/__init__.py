@@ -30,15 +30,15 @@ def console_warnings_only() -> None:
 
 def release_options(parser: argparse.ArgumentParser) -> None:
     """Add --warehouse and --release to a command that reads a published release."""
-    parser.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
+    parser.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR", help="the warehouse folder")
     parser.add_argument("--release", metavar="VERSION", help="default: the current release")
 
 
 def release_connection(args: argparse.Namespace) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with a view per table of the release chosen by --warehouse and --release."""
-    from gopat.effects.warehouse.open import open_release
+    from gopat.effects.warehouse.open import connect_release
 
-    con, _ = open_release(Path(args.warehouse), args.release)
+    con, _ = connect_release(Path(args.warehouse), args.release)
     return con
 
 

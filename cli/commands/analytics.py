@@ -12,14 +12,14 @@ from gopat.cli.commands import release_connection, release_options
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `openings` and `count-games` commands."""
     openings = commands.add_parser("openings", help="the most common opening lines of a release")
-    openings.add_argument("--moves", type=int, default=6, metavar="K")
-    openings.add_argument("--top", type=int, default=10)
+    openings.add_argument("--moves", type=int, default=6, metavar="K", help="moves of an opening line")
+    openings.add_argument("--top", type=int, default=10, help="lines shown")
     release_options(openings)
     openings.set_defaults(run=show_openings)
 
     count = commands.add_parser("count-games", help="distinct N-move games and positions modulo symmetry")
     count.add_argument("--moves", type=int, required=True, metavar="N")
-    count.add_argument("--board-size", type=int, default=19, metavar="S")
+    count.add_argument("--board-size", type=int, default=19, metavar="S", help="board size")
     count.add_argument("--json", action="store_true")
     count.set_defaults(run=count_games)
 

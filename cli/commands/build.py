@@ -16,13 +16,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                        help="URL, .tar.gz/.tgz/.zip archive, .sgf file or folder of .sgf (repeatable)")
     build.add_argument("--expected-sha256", action="append", default=[], metavar="HEX",
                        help="expected sha256 of the source at the same position (repeatable)")
-    build.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
+    build.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR", help="the warehouse folder")
     build.add_argument("--families", nargs="+", metavar="F",
                        help="pattern families (default: d12 sq3 sq5 dia13 blk4; "
                             "prediction: lib5 lib9 lib13 dia21 dia29)")
     build.add_argument("--min-occurrence", nargs="+", metavar="F=N", default=[],
                        help="publish only the keys of family F seen at least N times in pattern_stats, the rest "
-                            "summed in pattern_tail (not d12 sq3 dia13; default: 1)")
+                            "summed in pattern_tail (not d12 sq3 dia13; default: sq5=2 blk4=2, 2 for the "
+                            "prediction families, 1 for the others)")
     build.add_argument("--move-patterns", nargs="+", metavar="F",
                        help="families of the move_patterns table, among --families (default: d12 dia13 sq3; "
                             "not blk4)")

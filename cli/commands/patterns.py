@@ -6,6 +6,8 @@ import argparse
 
 from gopat.cli.commands import release_connection, release_options, write_output
 
+GNUGO_SYMMETRIES = 8  # `export gnugo` without --symmetries
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `export` and `show` commands."""
@@ -13,8 +15,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     export.add_argument("format", choices=["go4go-d12", "gnugo"],
                         help="go4go-d12: the seed's d12 table; gnugo: don't-care templates as GNU Go patterns")
     export.add_argument("--symmetries", type=int, choices=[8, 16],
-                        help="required for go4go-d12; gnugo: 8 (default, one colour to move per pattern) or 16")
-    export.add_argument("--family", default="sq3", help="gnugo only (default sq3)")
+                        help=f"required for go4go-d12; gnugo: 8 or 16 (default: {GNUGO_SYMMETRIES}, one colour to "
+                             "move per pattern)")
+    export.add_argument("--family", default="sq3", help="gnugo only")
     release_options(export)
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
     export.set_defaults(run=export_table)
@@ -22,7 +25,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     show = commands.add_parser("show", help="a pattern key as a diagram, with its counts and symmetric variants")
     show.add_argument("key", metavar="PATTERN_KEY")
     show.add_argument("--family", required=True)
-    show.add_argument("--symmetries", type=int, choices=[8, 16], default=8)
+    show.add_argument("--symmetries", type=int, choices=[8, 16], default=8, help="the key's symmetry group")
     show.add_argument("--svg", metavar="FILE", help="also write the key's diagram as an SVG file")
     release_options(show)
     show.set_defaults(run=show_pattern)
@@ -34,7 +37,7 @@ def export_table(args: argparse.Namespace) -> int:
     if args.format == "gnugo":
         from gopat.transforms.patterns.gnugo import export_gnugo
 
-        write_output(export_gnugo(con, family=args.family, symmetry=args.symmetries or 8), args.output)
+        write_output(export_gnugo(con, family=args.family, symmetry=args.symmetries or GNUGO_SYMMETRIES), args.output)
         return 0
     if args.symmetries is None:
         raise ValueError("export go4go-d12 needs --symmetries 8 or 16")

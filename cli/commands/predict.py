@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from gopat.effects.warehouse.layout import Layout
 
 LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
-FACTORS = 8  # latent factors per feature that `calibrate` fits by default (README, Move prediction)
+FACTORS = 8  # latent factors per feature that `calibrate` fits by default (docs/prediction.md)
 WEIGHTS_HELP = "ranking weights (default: the most accurate shipped ones the release has the families for)"
 
 
@@ -33,7 +33,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     evaluate = commands.add_parser("evaluate",
                                    help="top-1/5/10 move prediction accuracy of a release on held-out games")
     evaluate.add_argument("--games", required=True, metavar="SRC", help="URL, archive, .sgf file or folder of games")
-    evaluate.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
+    evaluate.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR", help="the warehouse folder")
     evaluate.add_argument("--release", metavar="VERSION", help="default: the current release")
     evaluate.add_argument("--weights", metavar="FILE", help=WEIGHTS_HELP)
     evaluate.add_argument("--json", action="store_true", help="print the result as one JSON object")
@@ -47,9 +47,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
                            "dia29 dia21 lib13 lib9 lib5, those of the shipped weights)")
     calibrate.add_argument("--no-distance", action="store_true", help="patterns alone: no distance to the last moves")
     calibrate.add_argument("--factors", type=int, default=FACTORS, metavar="K", help="latent factors per feature, "
-                           f"for feature interactions (default {FACTORS}; 0: the linear model alone)")
+                           "for feature interactions (0: the linear model alone)")
     calibrate.add_argument("--max-games", type=int, default=1000, metavar="N",
-                           help="fit on the first N games (default 1000)")
+                           help="fit on the first N games")
     release_options(calibrate)
     calibrate.set_defaults(run=run_calibrate)
 
@@ -59,10 +59,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     holdout.add_argument("--train", required=True, metavar="OUT.tar.gz")
     holdout.add_argument("--test", required=True, metavar="OUT.tar.gz")
     holdout.add_argument("--test-games", type=int, metavar="N", help="a seeded random sample of N test files")
-    holdout.add_argument("--seed", type=int, default=0)
+    holdout.add_argument("--seed", type=int, default=0, help="seed of the --test-games sample")
     holdout.add_argument("--calibration", metavar="OUT.tar.gz", help="also write held-out games not in --test, "
                          "to fit ranking weights on (`gopat calibrate`)")
-    holdout.add_argument("--calibration-games", type=int, default=1000, metavar="N", help="how many (default 1000)")
+    holdout.add_argument("--calibration-games", type=int, default=1000, metavar="N", help="how many")
     holdout.set_defaults(run=run_holdout)
 
 

@@ -12,7 +12,7 @@ from gopat.cli.commands import DEFAULT_WAREHOUSE
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `releases`, `release`, `download` and `verify` commands."""
     listing = commands.add_parser("releases", help="list the releases of a warehouse")
-    listing.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
+    listing.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR", help="the warehouse folder")
     listing.add_argument("--json", action="store_true", help="one JSON object per release")
     listing.set_defaults(run=list_releases)
 
@@ -20,24 +20,24 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     actions = release.add_subparsers(required=True, metavar="ACTION")
     show = actions.add_parser("show", help="manifest summary: sources, tables, checksums, expectations")
     show.add_argument("version", metavar="VERSION", help="full name, number or 'current'")
-    show.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
+    show.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR", help="the warehouse folder")
     show.add_argument("--json", action="store_true", help="print the manifest itself")
     show.set_defaults(run=show_release)
     pack = actions.add_parser("pack", help="write a release (tables, Data Docs, manifest) as a .tar.gz")
     pack.add_argument("version", metavar="VERSION", help="full name, number or 'current'")
     pack.add_argument("-o", "--output", required=True, metavar="FILE.tar.gz")
-    pack.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
+    pack.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR", help="the warehouse folder")
     pack.set_defaults(run=pack_release)
 
     download = commands.add_parser("download", help="fetch a packed release, verify every sha256, register it")
     download.add_argument("source", metavar="URL_OR_PATH")
-    download.add_argument("--to", default=DEFAULT_WAREHOUSE, metavar="DIR", help="warehouse (default: warehouse)")
+    download.add_argument("--to", default=DEFAULT_WAREHOUSE, metavar="DIR", help="warehouse")
     download.add_argument("--sha256", metavar="HEX", help="expected sha256 of the pack itself")
     download.set_defaults(run=download_release)
 
     verify = commands.add_parser("verify", help="re-check the sha256 of every file of a release (default: all)")
     verify.add_argument("version", nargs="?", metavar="VERSION")
-    verify.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
+    verify.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR", help="the warehouse folder")
     verify.set_defaults(run=verify_releases)
 
 

@@ -14,10 +14,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     report = commands.add_parser("report", help="write a static, offline HTML report of a release")
     release_options(report)
     report.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for the HTML pages")
-    report.add_argument("--top", type=int, default=24, help="pattern diagrams per section (default 24)")
-    report.add_argument("--symmetries", type=int, choices=[8, 16], default=8, help="pattern pages (default 8)")
+    report.add_argument("--top", type=int, default=24, help="pattern diagrams per section")
+    report.add_argument("--symmetries", type=int, choices=[8, 16], default=8, help="pattern pages")
     report.add_argument("--explorer-nodes", type=int, default=400, metavar="N",
-                        help="positions in the opening explorer (default 400)")
+                        help="positions in the opening explorer")
     report.set_defaults(run=write_report)
 
 

@@ -15,14 +15,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add the `search` command."""
     search = commands.add_parser("search", help="find the games where a drawn pattern occurs (docs/search.md)")
     search.add_argument("pattern", metavar="PATTERN", help="a file holding the ASCII diagram, or - for stdin")
-    search.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR")
+    search.add_argument("--warehouse", default=DEFAULT_WAREHOUSE, metavar="DIR", help="the warehouse folder")
     search.add_argument("--release", metavar="VERSION", help="default: the current release")
     search.add_argument("--colour-swap", action="store_true", help="also match with black and white exchanged")
     search.add_argument("--to-move", choices=["B", "W"], help="only positions where this colour (as drawn) moves next")
     search.add_argument("--from-year", type=int, metavar="Y")
     search.add_argument("--to-year", type=int, metavar="Y")
     search.add_argument("--player", metavar="NAME", help="games where either player's name contains NAME (any case)")
-    search.add_argument("--games", type=int, default=10, metavar="N", help="games listed (default 10; --json: all)")
+    search.add_argument("--games", type=int, default=10, metavar="N", help="games listed (--json: all)")
     search.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     search.set_defaults(run=run_search)
 

@@ -13,8 +13,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Run from the repository folder with PREFECT_API_URL pointing at a Prefect server; "
                     "flow runs start in this folder.",
     )
-    serve.add_argument("--prefect-file", default="prefect.yaml", metavar="FILE")
-    serve.add_argument("--limit", type=int, default=1, help="flow runs at a time (default 1)")
+    serve.add_argument("--prefect-file", default="prefect.yaml", metavar="FILE", help="the deployments")
+    serve.add_argument("--limit", type=int, default=1, help="flow runs at a time")
     serve.set_defaults(run=run)
 
 

@@ -27,7 +27,7 @@ from gopat.effects.report.options import ReportOptions
 from gopat.effects.report.patterns import patterns_page, templates_page
 from gopat.effects.report.summary import index_page
 from gopat.effects.warehouse.layout import Layout, read_manifest
-from gopat.effects.warehouse.open import open_release
+from gopat.effects.warehouse.open import connect_release
 
 __all__ = ["ReportOptions", "build_report", "release_tables", "report_summary"]
 
@@ -35,7 +35,7 @@ __all__ = ["ReportOptions", "build_report", "release_tables", "report_summary"]
 
 def release_tables(warehouse: Path, release: str | None = None) -> tuple[duckdb.DuckDBPyConnection, dict[str, Any]]:
     """An in-memory DuckDB with one view per table of a release (effects/warehouse/open.py), and its manifest."""
-    con, version = open_release(warehouse, release)
+    con, version = connect_release(warehouse, release)
     return con, read_manifest(Layout(Path(warehouse)), version)
 
 

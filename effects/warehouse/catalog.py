@@ -59,8 +59,8 @@ def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
             for schema in [schema_name(version)] + (["current"] if version == current else []):
                 con.execute(f"CREATE SCHEMA IF NOT EXISTS catalog.{identifier(schema)}")
                 for table, names in tables.items():
-                    _create_view(con, f"catalog.{identifier(schema)}.{identifier(table)}", table,
-                                 [folder / name for name in names], release_format=release_format(manifest))
+                    create_view(con, f"catalog.{identifier(schema)}.{identifier(table)}", table,
+                                [folder / name for name in names], release_format=release_format(manifest))
         con.execute("USE memory")
         con.execute("DETACH catalog")
         with tmp.open("rb") as fh:
@@ -73,7 +73,7 @@ def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
     return tmp
 
 
-def _create_view(
+def create_view(
     con: duckdb.DuckDBPyConnection, view: str, table: str, files: list[Path], *, release_format: int
 ) -> None:
     """View `view` of a table's Parquet `files` with its columns as the registry declares them, and their comments.

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gopat.effects.warehouse.files import tree_files
-from gopat.transforms.tables.registry import FORMAT
+from gopat.transforms.tables.format import FORMAT
 
 CODE_DIRS = ("transforms", "flows", "expectations", "effects", "cli")
 REPO = Path(__file__).resolve().parents[2]

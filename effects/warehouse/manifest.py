@@ -11,7 +11,8 @@ from gopat.effects.warehouse.fetch import Fetched
 from gopat.effects.warehouse.files import tree_bytes, tree_digest
 from gopat.effects.warehouse.layout import Layout, created_now, manifest_tables, read_manifest, state_runs
 from gopat.transforms.patterns.families import min_occurrence as thresholds
-from gopat.transforms.tables.registry import FORMAT, TABLES
+from gopat.transforms.tables.format import FORMAT
+from gopat.transforms.tables.registry import TABLES
 
 INCREMENTAL_TABLES = (  # the tables whose files an incremental build reads
     "games", "moves", "setups", "rejects", "move_patterns", "pattern_stats", "pattern_tail",

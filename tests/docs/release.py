@@ -29,3 +29,12 @@ def tiny_release(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> 
         )
         assert build.returncode == 0, build.stderr[-3000:]
     return warehouse
+
+
+def run_example(code: str, warehouse: Path, folder: Path) -> str:
+    """What a documented Python example prints, run from `folder`, whose `warehouse` is a link to `warehouse`."""
+    (folder / "warehouse").symlink_to(warehouse)
+    done = subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout

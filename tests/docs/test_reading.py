@@ -4,13 +4,11 @@ computes the derived columns, from a folder whose `warehouse` is the session's t
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.docs.release import REPO, tiny_release
+from tests.docs.release import REPO, run_example, tiny_release
 
 pytestmark = pytest.mark.slow
 
@@ -30,9 +28,5 @@ def test_the_section_has_a_polars_and_a_pandas_example() -> None:
                                                           strict=True)), ids=["polars", "pandas"])
 def test_an_example_prints_the_derived_columns(code: str, printed: tuple[str, ...], shared_dir: Path,
                                                tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
-    warehouse = tiny_release(tmp_path_factory, shared_dir)
-    (tmp_path / "warehouse").symlink_to(warehouse)
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert all(word in done.stdout for word in printed), done.stdout
+    stdout = run_example(code, tiny_release(tmp_path_factory, shared_dir), tmp_path)
+    assert all(word in stdout for word in printed), stdout

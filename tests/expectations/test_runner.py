@@ -25,6 +25,8 @@ from gopat.expectations.runner import (
     sql_invariant,
     table_columns,
 )
+from gopat.expectations.suites import SUITES
+from gopat.transforms.tables.registry import TABLES
 
 E = expect
 
@@ -192,3 +194,9 @@ def test_manifest_fact() -> None:
     for name in ("flag", "text"):
         with pytest.raises(ValueError, match="not an integer"):
             manifest_fact(manifest, "ingest", name)
+
+
+def test_every_published_table_has_the_suite_the_registry_names() -> None:
+    assert sorted(SUITES) == sorted(TABLES)
+    for name, suite in SUITES.items():
+        assert f"expectations/{suite.__module__.rsplit('.', 1)[1]}.py" == TABLES[name].suite

@@ -1,5 +1,6 @@
-"""The wheel built from the checkout: every module and data file of the five layers, and `gopat` installed from it
-into a fresh virtual environment outside the checkout (help, a build of tiny.tar.gz, a search of that release)."""
+"""The wheel built from the checkout: every module and data file of the five layers and the public API, and `gopat`
+installed from it into a fresh virtual environment outside the checkout (help, a build of tiny.tar.gz, a search of
+that release, the release opened by `gopat.open_release`)."""
 
 from __future__ import annotations
 
@@ -74,9 +75,10 @@ def test_wheel_holds_every_module_and_data_file_of_the_layers(wheel: Path) -> No
     names = set(zipfile.ZipFile(wheel).namelist())
     assert sorted(expected - names) == []
     assert "gopat/transforms/search/scan.py" in names and "gopat/transforms/analytics/sql/games.sql" in names
-    # nothing of the checkout beside the layers; gopat is a namespace package (no gopat/__init__.py)
+    # nothing of the checkout beside the layers and api/__init__.py, which is gopat/__init__.py (the public API)
     assert {name.split("/")[0] for name in names if ".dist-info/" not in name} == {"gopat"}
-    assert [name for name in names if name.count("/") == 1 and name.startswith("gopat/")] == []
+    assert [name for name in names if name.count("/") == 1 and name.startswith("gopat/")] == ["gopat/__init__.py"]
+    assert zipfile.ZipFile(wheel).read("gopat/__init__.py") == (REPO / "api" / "__init__.py").read_bytes()
 
 
 def test_installed_gopat_imports_from_the_venv(venv: Path, env: dict[str, str], tmp_path: Path) -> None:
@@ -99,3 +101,8 @@ def test_installed_gopat_builds_and_searches_a_release(
     pattern.write_text(PATTERN)
     answer = json.loads(run(gopat, "search", pattern, "--warehouse", warehouse, "--json", cwd=tmp_path, env=env))
     assert answer["searched"] > 0 and answer["hits"] > 0 and len(answer["games"]) == answer["hits"]
+    code = ("import sys, gopat; rel = gopat.open_release(sys.argv[1]); "
+            "print(rel.con.sql('SELECT count(*) FROM games').fetchall()[0][0], rel.table('games').collect().height)")
+    games = run(venv / "bin" / "python", "-c", code, warehouse, cwd=tmp_path, env=env).split()
+    manifest = json.loads(next((warehouse / "releases").glob("*/manifest.json")).read_text())
+    assert games == [str(manifest["row_counts"]["games"])] * 2

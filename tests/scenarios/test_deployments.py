@@ -86,9 +86,9 @@ SCHEDULE_INTERVAL_SECONDS = 20
 
 @pytest.fixture(scope="module")
 def scheduled(server: dict[str, str], run_parameters: dict, tmp_path_factory: pytest.TempPathFactory) -> list[FlowRun]:
-    """The README's production steps, then a schedule that falls due now; returns its finished runs.
+    """The production steps of docs/operations.md, then a schedule that falls due now; returns its finished runs.
 
-    Work pool, `prefect deploy --all` from prefect.yaml and a process worker as the README says;
+    Work pool, `prefect deploy --all` from prefect.yaml and a process worker as docs/operations.md says;
     the nightly deployment gets a second schedule (two runs, the first in 15 s, with this test's
     parameters). The server's scheduler must create both runs and the worker run them.
     """
@@ -210,7 +210,7 @@ def test_gopat_serve_serves_the_same_deployment_and_a_rerun_publishes_nothing(
     spec = _nightly_spec()
     layout = Layout(Path(run_parameters["warehouse"]))
     version = current_version(layout)
-    with get_client(sync_client=True) as client:  # switching from the worker to serve (the README's step)
+    with get_client(sync_client=True) as client:  # switching from the worker to serve (a step of docs/operations.md)
         client.delete_deployment(worker_run.deployment_id)
     log = tmp_path / "serve.log"
     with log.open("w") as out:

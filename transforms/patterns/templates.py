@@ -32,7 +32,7 @@ MAX_TEMPLATE_DIGITS = 21
 # 1,671 / 1,484, giving a few hundred maximal templates each in seconds. At 10,000 sq3 is almost
 # complete (2,011 of 2,214 patterns: templates collapse to all-'?') and at 1 dia13's lattice would
 # hold ~10^8 templates.
-DEFAULT_MIN_OCCURRENCE = 100_000
+TEMPLATE_MIN_OCCURRENCE = 100_000
 
 
 def template_group(family: str, symmetry: int) -> Group:
@@ -214,7 +214,7 @@ def build_dont_care_templates(
     con: duckdb.DuckDBPyConnection,
     *,
     families: Sequence[str] = ("sq3", "dia13"),
-    min_occurrence: int = DEFAULT_MIN_OCCURRENCE,
+    min_occurrence: int = TEMPLATE_MIN_OCCURRENCE,
 ) -> None:
     """Create table ``dont_care_templates``: maximal don't-care templates per family and symmetry.
 

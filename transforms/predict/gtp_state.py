@@ -2,7 +2,7 @@
 
 The board is the product's (``transforms/games/board.py``: captures, suicide illegal, simple ko).
 The predictor is trained on 19x19 games only (the corpus, the opening book and the shipped
-weights, README "Move prediction"), so 19 is the one board size.
+weights, docs/prediction.md), so 19 is the one board size.
 
 How ``genmove`` chooses (:func:`choose_move`): the predictor ranks every legal point (suicide and
 a simple-ko recapture are not legal, so never candidates); the engine plays the best-ranked one

@@ -33,7 +33,7 @@ PHASE_STARTS = np.array([1, 11, 31, 61, 101, 201], dtype=np.int64)
 GROUPS = ("largest", "below", "response", "last_move", "move_before", "phase_last_move", "phase_largest",
           "phase_response", "level", "tactics", "book", "phase_line")
 DISTANCE_GROUPS = ("last_move", "move_before", "phase_last_move")
-# The shipped weights, most accurate first (README, Move prediction): fitted for the prediction
+# The shipped weights, most accurate first (docs/prediction.md): fitted for the prediction
 # families, and for the families of the default build, so that a default release predicts too.
 PREDICTION_WEIGHTS = Path(__file__).with_name("prediction_weights.json")
 SEED_WEIGHTS = Path(__file__).with_name("seed_weights.json")
@@ -142,7 +142,7 @@ def largest_level(index: np.ndarray) -> np.ndarray:
 class Weights:
     """A softmax (conditional logit) model: a point's score is the sum of one weight per group, plus the
     interactions of those features: the dot products of their latent factors, pair by pair (a factorization
-    machine; README, Move prediction).
+    machine; docs/prediction.md).
 
     ``levels`` are the candidate pattern families (largest first) the weights were fitted for,
     ``response`` the response family; ``distance`` False means the distance weights are zero

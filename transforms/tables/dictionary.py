@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gopat.transforms.tables.registry import FORMAT, TABLES, Table, contract
+from gopat.transforms.tables.format import FORMAT
+from gopat.transforms.tables.registry import TABLES, Table, contract
 
 HEADER = f"""# Tables
 

@@ -14,19 +14,22 @@ from gopat.transforms.patterns.render import diagram_cells
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
-def layout_macro() -> str:
-    """The macro pattern_layout(family) that macros.sql draws with: each family's stone cells and diagram cells
-    (transforms/patterns/render.py diagram_cells), as literals of the family registry."""
-    branches = []
+def layout_macros() -> list[str]:
+    """The macros that macros.sql draws with, literals of the family registry: pattern_stone_cells(family), the
+    cells of a family's stone plane, and pattern_diagram_cells(family), the cells of its diagram
+    (transforms/patterns/render.py diagram_cells). Two macros, so that counting stones builds no list."""
+    stones, diagrams = [], []
     for name, family in FAMILIES.items():
         if not _NAME.fullmatch(name):
             raise ValueError(f"family name {name!r} is not a plain lower-case name")
-        branches.append(f"    WHEN '{name}' THEN {{'stone_cells': {len(family.layout.points)}, "
-                        f"'diagram': {diagram_cells(name)}}}")
-    return "CREATE OR REPLACE MACRO pattern_layout(family) AS CASE family\n" + "\n".join(branches) + "\nEND"
+        stones.append(f"    WHEN '{name}' THEN {len(family.layout.points)}")
+        diagrams.append(f"    WHEN '{name}' THEN {diagram_cells(name)}")
+    return [f"CREATE OR REPLACE MACRO {macro}(family) AS CASE family\n" + "\n".join(branches) + "\nEND"
+            for macro, branches in (("pattern_stone_cells", stones), ("pattern_diagram_cells", diagrams))]
 
 
 def install_macros(con: duckdb.DuckDBPyConnection) -> None:
     """Create the macros of the derived columns in the connection's current database and schema."""
-    con.execute(layout_macro())
+    for macro in layout_macros():
+        con.execute(macro)
     con.execute(sql_text("macros"))

@@ -14,7 +14,6 @@ import duckdb
 import polars as pl
 import pyarrow as pa
 
-FORMAT = 2  # the release format: the manifest's `format` (CHANGELOG.md); a release without it is format 1
 YEAR_COUNTS = pa.list_(pa.struct([("year", pa.int32()), ("games", pa.int64())]))
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from gopat.effects.warehouse.catalog import refresh_catalog
 from gopat.effects.warehouse.layout import Layout, table_files
-from gopat.effects.warehouse.open import open_release
+from gopat.effects.warehouse.open import connect_release
 from gopat.transforms.tables.columns import chosen_rates, pattern_diagrams, pattern_stones, sgf_points
 from gopat.transforms.tables.registry import TABLES
 from tests.docs.release import tiny_release
@@ -70,7 +70,7 @@ def test_a_format_1_release_reads_as_the_rows_format_2_computes(warehouse: Layou
             assert con.sql(f"FROM v2.{table}").columns == TABLES[table].schema.names
     for version in ("0001", "0002"):
         found = [path.name for path in warehouse.releases.iterdir() if path.name.startswith(version)]
-        con, _ = open_release(warehouse.root, found[0])
+        con, _ = connect_release(warehouse.root, found[0])
         with con:
             missing = con.execute("SELECT count(*) FROM pattern_stats WHERE diagram IS NULL OR stones IS NULL")
             assert missing.fetchone() == (0,)

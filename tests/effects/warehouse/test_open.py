@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gopat.effects.warehouse.open import open_release
+from gopat.effects.warehouse.open import connect_release
 
 
 def _release(warehouse: Path, version: str, tables: dict[str, int]) -> None:
@@ -24,7 +24,7 @@ def _release(warehouse: Path, version: str, tables: dict[str, int]) -> None:
 def test_views_of_a_quoted_folder(tmp_path: Path) -> None:
     warehouse = tmp_path / "it's a \"warehouse\""
     _release(warehouse, "v1", {"games": 1, "moves": 2})
-    con, version = open_release(warehouse)
+    con, version = connect_release(warehouse)
     assert version == "v1"
     assert con.execute("SELECT (SELECT n FROM games), (SELECT n FROM moves)").fetchone() == (1, 2)
 
@@ -32,9 +32,9 @@ def test_views_of_a_quoted_folder(tmp_path: Path) -> None:
 def test_a_table_name_must_be_an_identifier(tmp_path: Path) -> None:
     _release(tmp_path, "v1", {'bad"name': 1})
     with pytest.raises(ValueError, match="must be an identifier"):
-        open_release(tmp_path)
+        connect_release(tmp_path)
 
 
 def test_no_release(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no release"):
-        open_release(tmp_path)
+        connect_release(tmp_path)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
-from gopat.effects.warehouse.open import open_release
+from gopat.effects.warehouse.open import connect_release
 from gopat.effects.warehouse.packs import PackError, install, pack
 from gopat.effects.warehouse.verify import verify
 from tests.effects.warehouse.releases import PARTS, publish_partitioned
@@ -34,7 +34,7 @@ def test_a_partitioned_table_goes_through_a_pack(layout: Layout, packed: tuple[s
     other = Layout(tmp_path / "other")
     assert install(other, archive) == version and current_version(other) == version
     assert verify(other, version) == [] and read_manifest(other, version) == read_manifest(layout, version)
-    opened, _ = open_release(other.root)
+    opened, _ = connect_release(other.root)
     assert opened.execute("SELECT * FROM pattern_stats").fetchall() == rows
     assert pack(other, version, tmp_path / "again.tar.gz").read_bytes() == archive.read_bytes()
 

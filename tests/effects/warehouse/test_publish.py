@@ -20,7 +20,7 @@ from gopat.effects.warehouse.layout import (
     table_files,
     versions,
 )
-from gopat.effects.warehouse.open import open_release
+from gopat.effects.warehouse.open import connect_release
 from gopat.effects.warehouse.publish import publish, set_current
 from gopat.effects.warehouse.verify import list_releases, verify
 from tests.effects.warehouse.releases import (
@@ -123,7 +123,7 @@ def test_a_staged_folder_is_published_as_a_partitioned_table(layout: Layout) -> 
         assert con.execute("SELECT * FROM v1.pattern_stats").fetchall() == rows
         assert con.execute("SELECT * FROM current.pattern_stats").fetchall() == rows
         assert con.execute("SELECT tables FROM releases").fetchall() == [(2,)]
-    opened, _ = open_release(layout.root)
+    opened, _ = connect_release(layout.root)
     assert opened.execute("SELECT * FROM pattern_stats").fetchall() == rows
     assert opened.execute("SELECT count(*) FROM games").fetchone() == (4,)
     reported, _ = release_tables(layout.root)
