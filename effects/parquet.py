@@ -25,7 +25,7 @@ PATTERN_STATS_PARQUET = {  # dictionaries for the repetitive columns; the sorted
 }
 
 
-def write_move_patterns(out: Path, parts: Iterable[tuple[str, pa.Table]]) -> Path:
+def write_move_patterns(out: Path, families: Iterable[tuple[str, pa.Table]]) -> Path:
     """Write Parquet file `out` of move_patterns from `(family, rows)` pairs given in table order (family, game_id,
     move_number); returns `out`.
 
@@ -35,7 +35,7 @@ def write_move_patterns(out: Path, parts: Iterable[tuple[str, pa.Table]]) -> Pat
     """
     with pq.ParquetWriter(out, EVENTS_SCHEMA, compression="zstd") as writer:
         groups = _RowGroups()
-        for family, rows in parts:
+        for family, rows in families:
             for group in groups.add(family, rows.cast(EVENTS_SCHEMA)):
                 writer.write_table(group, row_group_size=ROW_GROUP_ROWS)
         for group in groups.rest():
@@ -54,7 +54,7 @@ def merge_move_patterns(previous: Path, new: Iterable[Path], family: str) -> Ite
     orders strings as DuckDB orders the full build's games: by code point, the byte order of UTF-8.
     """
     with pq.ParquetFile(previous) as file:
-        groups = _row_group_parts(file, previous, columns=("family",)).get((family,), [])
+        groups = _row_group_sections(file, previous, columns=("family",)).get((family,), [])
         old = (file.read_row_group(index, columns=EVENTS_SCHEMA.names) for index in groups)
         added = (pq.read_table(shard, columns=EVENTS_SCHEMA.names, filters=[("family", "=", family)]) for shard in new)
         runs = heapq.merge(_game_runs(old, stream=0), _game_runs(added, stream=1), key=lambda run: run.game_id)
@@ -86,11 +86,11 @@ def _game_runs(tables: Iterable[pa.Table], *, stream: int) -> Iterator[_GameRun]
             yield _GameRun(game_id, (stream, number), table, start, end)
 
 
-def _row_group_parts(file: pq.ParquetFile, path: Path, *, columns: tuple[str, ...]) -> dict[tuple[Any, ...], list[int]]:
-    """The row groups of each part of a file (its values of `columns`: move_patterns by family), in file order, from
-    their statistics."""
+def _row_group_sections(file: pq.ParquetFile, path: Path, *, columns: tuple[str, ...]) -> dict[tuple[Any, ...], list[int]]:
+    """The row groups of each section of a file (rows of the same values of `columns`: move_patterns' families), in
+    file order, from their statistics."""
     indices = [file.schema_arrow.get_field_index(name) for name in columns]
-    parts: dict[tuple[Any, ...], list[int]] = {}
+    sections: dict[tuple[Any, ...], list[int]] = {}
     for index in range(file.metadata.num_row_groups):
         group = file.metadata.row_group(index)
         if group.num_rows == 0:
@@ -98,28 +98,28 @@ def _row_group_parts(file: pq.ParquetFile, path: Path, *, columns: tuple[str, ..
         stats = [group.column(column).statistics for column in indices]
         if any(s is None or not s.has_min_max or s.min != s.max for s in stats):
             raise ValueError(f"{path}: row group {index} is not of one {' and '.join(columns)}")
-        parts.setdefault(tuple(s.min for s in stats), []).append(index)
-    return parts
+        sections.setdefault(tuple(s.min for s in stats), []).append(index)
+    return sections
 
 
 class _RowGroups:
-    """Regroups rows, one part (move_patterns: a family) after another, into the row groups of the file.
+    """Regroups rows, one section (move_patterns: a family) after another, into the row groups of the file.
 
     Rows come in tables of any size and chunking; a row group ends every ROW_GROUP_ROWS rows and
-    where the part changes, and is one contiguous table. So the file's bytes depend
+    where the section changes, and is one contiguous table. So the file's bytes depend
     on its rows only, not on how they were summed or merged (the same inputs give the same file).
     """
 
     def __init__(self) -> None:
-        self._part: Hashable = None
+        self._section: Hashable = None
         self._pending: list[pa.Table] = []
         self._rows = 0
 
-    def add(self, part: Hashable, rows: pa.Table) -> list[pa.Table]:
-        """Take `rows` of `part`, which follow every row taken before; return the row groups
+    def add(self, section: Hashable, rows: pa.Table) -> list[pa.Table]:
+        """Take `rows` of `section`, which follow every row taken before; return the row groups
         completed."""
-        done = self.rest() if part != self._part else []
-        self._part = part
+        done = self.rest() if section != self._section else []
+        self._section = section
         self._pending.append(rows)
         self._rows += rows.num_rows
         while self._rows >= ROW_GROUP_ROWS:
@@ -129,7 +129,7 @@ class _RowGroups:
         return done
 
     def rest(self) -> list[pa.Table]:
-        """The last, shorter row group of the current part (if it has rows left); the next part starts afresh."""
+        """The last, shorter row group of the current section (if it has rows left); the next one starts afresh."""
         done = [pa.concat_tables(self._pending).combine_chunks()] if self._rows else []
         self._pending, self._rows = [], 0
         return done

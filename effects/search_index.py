@@ -37,7 +37,8 @@ class SearchIndex:
 def index_path(layout: Layout, version: str) -> Path:
     """The index folder of a release: keyed by the format, the code version and the sha256 of games, moves, setups."""
     files = read_manifest(layout, version).get("files", {})
-    sha256s = [str(files.get(f"{table}.parquet", {}).get("sha256")) for table in ("games", "moves", "setups")]
+    sha256s = [str(entry["sha256"]) if (entry := files.get(f"{table}.parquet")) else "None"
+               for table in ("games", "moves", "setups")]
     parts = [str(INDEX_FORMAT), code_version(), *sha256s]
     key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:12]
     return layout.root / "cache" / version / "search" / key

@@ -12,7 +12,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +21,13 @@ from prefect import Task, flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import PrefectFuture
 
-from gopat.effects.warehouse.fetch import Fetched, check_sources
+from gopat.effects.warehouse.fetch import Fetched
 from gopat.effects.warehouse.files import tree_digest
+from gopat.effects.warehouse.incremental import incremental_base
 from gopat.effects.warehouse.layout import (
+    BuildConfig,
     Layout,
+    Manifest,
     code_version,
     content_hash,
     current_version,
@@ -34,11 +37,10 @@ from gopat.effects.warehouse.layout import (
 )
 from gopat.effects.warehouse.lock import build_lock, discard_leftovers, fault_point
 from gopat.effects.warehouse.manifest import (
-    BuildConfig,
     Ingest,
-    Manifest,
     build_config,
-    incremental_base,
+    check_inputs,
+    checked_facts,
     release_manifest,
 )
 from gopat.effects.warehouse.publish import publish
@@ -59,8 +61,8 @@ from gopat.flows.shards import check_runner
 from gopat.transforms.analytics.counting import build_game_counts
 from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
 from gopat.transforms.analytics.tail import build_pattern_tail
-from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES, check_event_families
-from gopat.transforms.patterns.families import DEFAULT_FAMILIES, check_families
+from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 from gopat.transforms.patterns.templates import TEMPLATE_MIN_OCCURRENCE, build_dont_care_templates
 from gopat.transforms.tables.macros import install_macros
 from gopat.transforms.tables.registry import TABLES
@@ -98,7 +100,7 @@ class Plan:
     config: BuildConfig
     code: str
     content: str
-    base: dict[str, Any] | None
+    base: Manifest | None
 
     @property
     def new_sources(self) -> list[Fetched]:
@@ -164,7 +166,7 @@ def publish_release(
     `staged`: tables already written as Parquet files (hard-linked into the release); `state`: the
     build's complete pattern counts, kept beside the release (docs/releases.md#build-state).
     """
-    path = publish(layout, con, version=version, tables=list(PUBLISHED), manifest=dict(manifest), keep=keep,
+    path = publish(layout, con, version=version, tables=list(PUBLISHED), manifest=manifest, keep=keep,
                    staged=staged, state=state)
     get_run_logger().info("published %s", path)
     return path
@@ -188,7 +190,7 @@ def build_release(
     template_min_occurrence: int = TEMPLATE_MIN_OCCURRENCE,
     game_counts_moves: int = 12,
     keep: int | None = None,
-) -> dict[str, Any]:
+) -> Manifest:
     """Build and publish a release from `sources` (URLs, archives, SGF files or folders).
 
     `expected_sha256` pairs with `sources` by position; `workers=0` uses every core; ingest works
@@ -203,14 +205,13 @@ def build_release(
     `template_min_occurrence` times; `keep` is how many releases to keep (None: all). Returns the
     manifest of the published (or current) release.
     """
-    check_sources(sources)
+    check_inputs(sources=sources, expected_sha256=expected_sha256 or [], families=families,
+                 min_occurrence=min_occurrence or {}, event_families=event_families)
+    check_runner(runner)
     layout = Layout(Path(warehouse).resolve())
     expected = list(expected_sha256 or []) + [None] * (len(sources) - len(expected_sha256 or []))
     run = Run(workers=workers or os.cpu_count() or 1, shard_size=shard_size, pattern_shard_size=pattern_shard_size,
               show=show_progress, runner=runner)
-    check_runner(runner)
-    check_families(families)
-    check_event_families(event_families)
     config = build_config(families=families, min_occurrence=min_occurrence or {}, event_families=event_families,
                           fuseki_moves=fuseki_moves,
                           template_families=template_families, template_min_occurrence=template_min_occurrence,
@@ -227,7 +228,7 @@ def build_release(
             assert current is not None  # _plan found it holds these inputs
             publish_artifacts(layout, read_manifest(layout, current), published=False)
             return read_manifest(layout, current)
-        version = _build_and_publish(plan, run, families=families, keep=keep, timings=timings)
+        version = _build_and_publish(plan, run, keep=keep, timings=timings)
         publish_artifacts(layout, read_manifest(layout, version), published=True)
         return read_manifest(layout, version)
 
@@ -255,7 +256,7 @@ def _plan(layout: Layout, fetched: list[Fetched], config: BuildConfig) -> Plan |
 
 
 def _build_and_publish(
-    plan: Plan, run: Run, *, families: Sequence[str], keep: int | None, timings: dict[str, float]
+    plan: Plan, run: Run, *, keep: int | None, timings: dict[str, float]
 ) -> str:
     """Build the release's tables in a staging DuckDB, validate and publish them; returns the version."""
     stage = plan.layout.staging / plan.content
@@ -282,35 +283,32 @@ def _build_and_publish(
         fault_point("ingest")
         with _timed(timings, "extract"):
             chosen = extract_shards(
-                con, replays, stage, families=tuple(families), event_families=tuple(plan.config["event_families"]),
+                con, replays, stage, families=tuple(plan.config["families"]),
+                event_families=tuple(plan.config["event_families"]),
                 workers=run.workers,
                 shard_size=run.pattern_shard_size, show=run.show, runner=run.runner,
             )
         if plan.base:
-            for family in families:
+            for family in plan.config["families"]:
                 chosen[family] += plan.base["families"][family]["chosen_events"]
         fault_point("validate", con=con)
         incremental = (
             {"base": plan.base["version"], "new_sources": len(plan.new_sources), "files_in": new_files}
             if plan.base else None
         )
-        manifest_now = functools.partial(
-            release_manifest, code=plan.code, content=plan.content, config=plan.config, fetched=plan.fetched,
-            ingest=ingest, chosen=chosen, families=families, incremental=incremental,
-        )
-        patterns, move_patterns, manifest, expectations = _tables_and_suites(
-            con, stage, plan, run, ingest=ingest, manifest_now=manifest_now, timings=timings
-        )
+        facts = checked_facts(code=plan.code, content=plan.content, config=plan.config, fetched=plan.fetched,
+                              ingest=ingest, chosen=chosen, incremental=incremental)
+        patterns, move_patterns, expectations = _tables_and_suites(con, stage, plan, run, facts=facts,
+                                                                   timings=timings)
         version = next_version(plan.layout, plan.content)
         runs = [] if patterns.base else list(plan.previous_runs)
         if patterns.run is not None:
             digest, size = tree_digest(patterns.run)
             runs.append({"version": version, "sha256": digest, "bytes": size})
-        manifest["state"] = {"runs": runs}
-        manifest["row_counts"] = {t: count_rows(con, t) for t in PUBLISHED}
-        manifest["expectations"] = {table: expectations[table] for table in PUBLISHED}
-        manifest["timings"] = timings
-        manifest["ingest_cpu"] = cpu
+        manifest = release_manifest(
+            facts, runs=runs, row_counts={t: count_rows(con, t) for t in PUBLISHED},
+            expectations={table: expectations[table] for table in PUBLISHED}, timings=timings, ingest_cpu=cpu,
+        )
         with _timed(timings, "publish"):
             publish_release(plan.layout, con, version, manifest, keep, state=patterns.run,
                             staged={"pattern_stats": patterns.published, "move_patterns": move_patterns})
@@ -321,19 +319,18 @@ def _build_and_publish(
 
 
 def _tables_and_suites(
-    con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, *, ingest: Ingest,
-    manifest_now: Callable[[], Manifest], timings: dict[str, float],
-) -> tuple[PatternFiles, Path, Manifest, dict[str, Any]]:
-    """Build the analytics, pattern_stats, pattern_tail and move_patterns and run every suite; returns the pattern
-    files (pattern_stats and the build state's new run), the move_patterns file, the manifest (made once the game
-    suites passed) and the suites' results.
+    con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, *, facts: Manifest,
+    timings: dict[str, float],
+) -> tuple[PatternFiles, Path, dict[str, Any]]:
+    """Build the analytics, pattern_stats, pattern_tail and move_patterns and run every suite against the manifest's
+    `facts`; returns the pattern files (pattern_stats and the build state's new run), the move_patterns file and the
+    suites' results.
 
     The analytics of games and moves, and the suites of their tables, run while pattern_stats is built.
     """
     with _side_tasks(con) as side:
         game_analytics = side(build_game_analytics, plan.config)
-        game_suites = side(validate_tables, {"ingest": asdict(ingest), "config": plan.config}, tables=GAME_TABLES,
-                           wait_for=[game_analytics])
+        game_suites = side(validate_tables, facts, tables=GAME_TABLES, wait_for=[game_analytics])
         with _timed(timings, "aggregate"):
             patterns = pattern_stats_file(
                 con, stage, families=plan.config["families"], previous=plan.previous,
@@ -349,12 +346,11 @@ def _tables_and_suites(
         with _timed(timings, "analytics"):
             game_analytics.result()  # its own error first (the suites then never ran)
             expectations: dict[str, Any] = game_suites.result()
-        manifest = manifest_now()
         with _timed(timings, "validate"):
-            expectations |= validate_tables(con, manifest, tables=["pattern_tail", "pattern_stats", "move_patterns"])
+            expectations |= validate_tables(con, facts, tables=["pattern_tail", "pattern_stats", "move_patterns"])
             templates.result()
-            expectations |= validate_tables(con, manifest, tables=["dont_care_templates"])
-    return patterns, move_patterns, manifest, expectations
+            expectations |= validate_tables(con, facts, tables=["dont_care_templates"])
+    return patterns, move_patterns, expectations
 
 
 @contextlib.contextmanager

@@ -179,17 +179,17 @@ def move_patterns_file(
     out = stage / "move_patterns.parquet"
     shards = sorted((stage / "events").glob("*.parquet"))  # extract_shards writes one at least
     if previous is None:
-        parts: Iterator[tuple[str, pa.Table]] = (
+        sections: Iterator[tuple[str, pa.Table]] = (
             (family, pq.read_table(shard, filters=[("family", "=", family)]))
             for family in sorted(families) for shard in shards
         )
     else:
-        parts = (
+        sections = (
             (family, rows)
             for family in sorted(families)
             for rows in merge_move_patterns(previous / "move_patterns.parquet", shards, family)
         )
-    view(con, "move_patterns", [write_move_patterns(out, parts)])
+    view(con, "move_patterns", [write_move_patterns(out, sections)])
     return out
 
 

@@ -45,30 +45,19 @@ def cancelled(args: argparse.Namespace) -> Callable[[], str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run the build flow and print the release and the ingest equation."""
-    from gopat.effects.warehouse.fetch import check_sources
-
-    # Input errors first, before Prefect and its temporary API server start.
-    check_sources(args.source)
-    if len(args.expected_sha256) > len(args.source):
-        raise ValueError("more --expected-sha256 values than --source values")
-    if args.families:
-        from gopat.transforms.patterns.families import check_families
-
-        check_families(args.families)
-    if args.move_patterns:
-        from gopat.transforms.patterns.canonical import check_event_families
-
-        check_event_families(args.move_patterns)
-    from gopat.transforms.patterns.families import DEFAULT_FAMILIES, min_occurrence
+    from gopat.effects.warehouse.manifest import Ingest, check_inputs
+    from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES
+    from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 
     families = tuple(args.families or DEFAULT_FAMILIES)
+    event_families = tuple(args.move_patterns or DEFAULT_EVENT_FAMILIES)
     thresholds = parse_thresholds(args.min_occurrence)
-    min_occurrence(families, thresholds)
+    # Input errors first, before Prefect and its temporary API server start.
+    check_inputs(sources=args.source, expected_sha256=args.expected_sha256, families=families,
+                 min_occurrence=thresholds, event_families=event_families)
     if args.quiet:
         console_warnings_only()
-    from gopat.effects.warehouse.manifest import Ingest
     from gopat.flows.build import build_release
-    from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES
 
     manifest = build_release(
         sources=args.source,
@@ -76,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         expected_sha256=args.expected_sha256,
         families=families,
         min_occurrence=thresholds,
-        event_families=tuple(args.move_patterns or DEFAULT_EVENT_FAMILIES),
+        event_families=event_families,
         workers=args.workers,
         runner=args.runner,
         keep=args.keep,

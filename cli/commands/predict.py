@@ -7,12 +7,12 @@ import json
 import os
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gopat.cli.commands import DEFAULT_WAREHOUSE, console_warnings_only, release_options
 
 if TYPE_CHECKING:
-    from gopat.effects.warehouse.layout import Layout
+    from gopat.effects.warehouse.layout import Layout, Manifest
 
 LABELS = "123456789abcdefghijklmnopqrstuvwxyz"
 FACTORS = 8  # latent factors per feature that `calibrate` fits by default (docs/prediction.md)
@@ -201,7 +201,7 @@ def release_and_weights(args: argparse.Namespace) -> tuple[Layout, str, Path]:
 
 
 def _require_families(
-    args: argparse.Namespace, version: str, manifest: dict[str, Any], needed: tuple[str, ...]
+    args: argparse.Namespace, version: str, manifest: Manifest, needed: tuple[str, ...]
 ) -> None:
     """ValueError naming release ``version`` and the build command when its ``manifest`` lacks a family of
     ``needed``."""
@@ -216,7 +216,7 @@ def _require_families(
         )
 
 
-def _release(args: argparse.Namespace) -> tuple[Layout, str, dict[str, Any]]:
+def _release(args: argparse.Namespace) -> tuple[Layout, str, Manifest]:
     """The warehouse, the version and the manifest of the release chosen by ``--warehouse`` and ``--release``."""
     from gopat.effects.warehouse.layout import Layout, current_version, read_manifest
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
@@ -26,14 +25,14 @@ from gopat.effects.report.openings import fuseki_page, openings_page
 from gopat.effects.report.options import ReportOptions
 from gopat.effects.report.patterns import patterns_page, templates_page
 from gopat.effects.report.summary import index_page
-from gopat.effects.warehouse.layout import Layout, read_manifest
+from gopat.effects.warehouse.layout import Layout, Manifest, read_manifest
 from gopat.effects.warehouse.open import connect_release
 
 __all__ = ["ReportOptions", "build_report", "release_tables", "report_summary"]
 
 
 
-def release_tables(warehouse: Path, release: str | None = None) -> tuple[duckdb.DuckDBPyConnection, dict[str, Any]]:
+def release_tables(warehouse: Path, release: str | None = None) -> tuple[duckdb.DuckDBPyConnection, Manifest]:
     """An in-memory DuckDB with one view per table of a release (effects/warehouse/open.py), and its manifest."""
     con, version = connect_release(warehouse, release)
     return con, read_manifest(Layout(Path(warehouse)), version)

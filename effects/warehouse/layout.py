@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from gopat.effects.warehouse.files import tree_files
 from gopat.transforms.tables.format import FORMAT
@@ -19,8 +19,48 @@ CODE_DIRS = ("transforms", "flows", "expectations", "effects", "cli")
 REPO = Path(__file__).resolve().parents[2]
 VERSION_RE = re.compile(r"\d{4}-[0-9a-f]{12}")
 
-Manifest = dict[str, Any]
-"""A release's manifest.json as read (docs/releases.md#manifest): JSON, checked by `verify_folder`."""
+
+class BuildConfig(TypedDict):
+    """The options that change a release's tables (part of its content hash)."""
+
+    families: list[str]
+    min_occurrence: dict[str, int]
+    event_families: list[str]
+    fuseki_moves: int
+    template_families: list[str]
+    template_min_occurrence: int
+    game_counts_moves: int
+
+
+class FileEntry(TypedDict):
+    """A file of a release in its manifest's ``files`` (docs/releases.md#manifest)."""
+
+    sha256: str
+    bytes: int
+
+
+class Manifest(TypedDict, total=False):
+    """A release's manifest.json (docs/releases.md#manifest): built once by the build (effects/warehouse/manifest.py),
+    completed with `version` and `files` by publish; as read, a release of an older format may lack keys."""
+
+    format: int
+    schema: dict[str, Any]
+    created: str
+    code_version: str
+    content_hash: str
+    config: BuildConfig
+    sources: list[dict[str, str]]
+    ingest: dict[str, int]
+    families: dict[str, dict[str, int]]
+    incremental: dict[str, Any] | None
+    row_counts: dict[str, int]
+    expectations: dict[str, Any]
+    timings: dict[str, float]
+    ingest_cpu: dict[str, float]
+    files: dict[str, FileEntry]
+    state: dict[str, Any]
+    version: str
+    evaluations: dict[str, Any]  # added by `gopat evaluate` (effects/evaluation.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +157,10 @@ def read_manifest(layout: Layout, version: str) -> Manifest:
     path = layout.release_dir(version) / "manifest.json"
     if not path.is_file():
         raise ValueError(f"release {version!r} not found in {layout.releases}")
-    manifest = json.loads(path.read_text())
-    if not isinstance(manifest, dict):
+    data = json.loads(path.read_text())
+    if not isinstance(data, dict):
         raise ValueError(f"{path}: not a JSON object")
+    manifest = cast(Manifest, data)  # its files are checked against it by verify_folder
     if release_format(manifest) > FORMAT:
         raise ValueError(f"release {version} has format {release_format(manifest)}; this gopat reads formats 1 to "
                          f"{FORMAT}: upgrade gopat (CHANGELOG.md)")

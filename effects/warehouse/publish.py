@@ -15,7 +15,6 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TypedDict
 
 import duckdb
 
@@ -23,7 +22,7 @@ from gopat.effects.report.datadocs import write_datadocs
 from gopat.effects.warehouse.catalog import write_catalog
 from gopat.effects.warehouse.fetch import sha256_file
 from gopat.effects.warehouse.files import fsync_dir, fsync_tree, identifier, remove, tree_files
-from gopat.effects.warehouse.layout import Layout, Manifest, current_version, readable, state_runs, versions
+from gopat.effects.warehouse.layout import FileEntry, Layout, Manifest, current_version, readable, state_runs, versions
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.verify import verify
 from gopat.transforms.tables.registry import derived_columns
@@ -205,13 +204,6 @@ def commit(layout: Layout, *, kept: list[str], current: str | None, rollback: Pa
         raise
     os.replace(catalog, layout.catalog)
     fsync_dir(layout.root)
-
-
-class FileEntry(TypedDict):
-    """A file of a release in its manifest's ``files`` (docs/releases.md#manifest)."""
-
-    sha256: str
-    bytes: int
 
 
 def _file_entry(path: Path) -> FileEntry:

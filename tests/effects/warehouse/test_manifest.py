@@ -1,114 +1,57 @@
-"""When a build can extend the current release: the first reason it cannot, in order, with the build state's run
-folders hashed."""
+"""A build's inputs checked once, and its manifest built once from the checked facts and what the build measured."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from gopat.effects.warehouse.fetch import Fetched
-from gopat.effects.warehouse.files import tree_digest
-from gopat.effects.warehouse.layout import Layout
-from gopat.effects.warehouse.manifest import INCREMENTAL_TABLES, build_config, full_build_reason
-
-VERSION, DELTA = "0002-000000000002", "0001-000000000001"
-CONFIG = build_config(families=["d12", "sq5"], min_occurrence={"sq5": 2}, event_families=["d12"], fuseki_moves=10,
-                      template_families=[], template_min_occurrence=5, game_counts_moves=12)
-FETCHED = [Fetched("first.tar.gz", Path("raw/a.tar.gz"), "a" * 64), Fetched("second.tar.gz", Path("raw/b.tar.gz"),
-                                                                             "b" * 64)]
+from gopat.effects.warehouse.manifest import Ingest, build_config, check_inputs, checked_facts, release_manifest
+from gopat.transforms.tables.format import FORMAT
+from gopat.transforms.tables.registry import TABLES
 
 
-PARTS = ("d12/08/0000.parquet", "sq5/08/0000.parquet", "sq5/08/0001.parquet")  # docs/releases.md#release-folder
-FILES = [f"{table}.parquet" for table in INCREMENTAL_TABLES if table != "pattern_stats"] + [
-    f"pattern_stats/{part}" for part in PARTS]
+def _inputs(source: Path, **changes: object) -> dict[str, object]:
+    inputs: dict[str, object] = {"sources": [str(source)], "expected_sha256": [], "families": ["d12", "sq5"],
+                                 "min_occurrence": {}, "event_families": ["d12"]}
+    return inputs | changes
 
 
-def _entry(path: Path, **extra: str) -> dict[str, object]:
-    data = path.read_bytes()
-    return {**extra, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"sources": []}, "no source given"),
+    ({"sources": ["no/such.tar.gz"]}, "no/such.tar.gz: no such file or folder"),
+    ({"expected_sha256": ["a" * 64, "b" * 64]}, "2 expected sha256 values for 1 sources"),
+    ({"families": ["d12", "sq7"]}, "unknown pattern families ['sq7']"),
+    ({"event_families": ["blk4"]}, "not blk4"),
+    ({"min_occurrence": {"sq5": 0}}, "sq5"),
+    ({"min_occurrence": {"dia13": 2}}, "dia13"),
+])
+def test_bad_inputs_are_refused_with_one_line(tmp_path: Path, changes: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=r"^[^\n]+$") as refused:
+        check_inputs(**_inputs(tmp_path, **changes))
+    assert message in str(refused.value)
 
 
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+def test_good_inputs_pass(tmp_path: Path) -> None:
+    check_inputs(**_inputs(tmp_path, expected_sha256=[None], min_occurrence={"sq5": 3}))
 
 
-@pytest.fixture
-def release(tmp_path: Path) -> tuple[Layout, dict]:
-    """A release of the first source whose files (pattern_stats partitioned) and two state run folders are all there."""
-    layout = Layout(tmp_path)
-    folder = layout.release_dir(VERSION)
-    for name in FILES:
-        _write(folder / name, name.encode() * 10)
-    runs = []
-    for version in (DELTA, VERSION):
-        for part in PARTS:
-            _write(layout.state_dir(version) / part, f"{version}/{part}".encode() * 100)
-        digest, size = tree_digest(layout.state_dir(version))
-        runs.append({"version": version, "sha256": digest, "bytes": size})
-    manifest = {"code_version": "c0de", "config": CONFIG, "sources": [{"source": "first.tar.gz", "sha256": "a" * 64}],
-                "files": {name: _entry(folder / name) for name in FILES}, "state": {"runs": runs}}
-    (folder / "manifest.json").write_text(json.dumps(manifest))
-    return layout, manifest
-
-
-def reason(layout: Layout, manifest: dict, *, code: str = "c0de", config: dict | None = None) -> str | None:
-    return full_build_reason(layout, VERSION, manifest, FETCHED, code=code, config=config or CONFIG)
-
-
-def test_a_release_with_every_file_and_run_can_be_extended_with_other_thresholds(release: tuple[Layout, dict]) -> None:
-    layout, manifest = release
-    assert reason(layout, manifest) is None
-    assert reason(layout, manifest, config={**CONFIG, "min_occurrence": {**CONFIG["min_occurrence"], "sq5": 5}}) is None
-
-
-@pytest.mark.parametrize("name", FILES)
-def test_a_missing_or_resized_file_gets_a_full_build(release: tuple[Layout, dict], name: str) -> None:
-    layout, manifest = release
-    path = layout.release_dir(VERSION) / name
-    path.write_bytes(path.read_bytes() + b"x")
-    assert reason(layout, manifest) == f"has missing or resized files: {name}"
-    path.unlink()
-    assert reason(layout, manifest) == f"has missing or resized files: {name}"
-
-
-def test_a_table_without_a_listed_file_gets_a_full_build(release: tuple[Layout, dict]) -> None:
-    layout, manifest = release
-    files = {name: entry for name, entry in manifest["files"].items() if not name.startswith("pattern_stats/")}
-    assert reason(layout, {**manifest, "files": files}) == "has missing or resized files: pattern_stats (no file)"
-
-
-@pytest.mark.parametrize("version", [DELTA, VERSION])
-def test_a_changed_or_missing_state_run_gets_a_full_build(release: tuple[Layout, dict], version: str) -> None:
-    layout, manifest = release
-    expected = f"has no build state of the sizes and sha256 its manifest records ({layout.state})"
-    run = layout.state_dir(version)
-    path = run / PARTS[1]
-    data = bytearray(path.read_bytes())
-    data[0] ^= 1  # the size kept: only the hash tells
-    path.write_bytes(bytes(data))
-    assert reason(layout, manifest) == expected
-    data[0] ^= 1
-    path.write_bytes(bytes(data))
-    assert reason(layout, manifest) is None
-    path.rename(run / "sq5/08/0002.parquet")  # the bytes kept: only the names tell
-    assert reason(layout, manifest) == expected
-    (run / "sq5/08/0002.parquet").rename(path)
-    _write(run / "sq5/16/0000.parquet", b"")  # an extra file, no byte more: the hash tells
-    assert reason(layout, manifest) == expected
-    shutil.rmtree(run)
-    assert reason(layout, manifest) == expected
-
-
-def test_the_first_reason_that_holds_is_given(release: tuple[Layout, dict]) -> None:
-    layout, manifest = release
-    shutil.rmtree(layout.state_dir(VERSION))
-    assert reason(layout, manifest, code="other") == "was built by other code"
-    assert reason(layout, manifest, config={**CONFIG, "fuseki_moves": 12}) == "has another config"
-    assert reason(layout, {**manifest, "sources": [{"source": "first.tar.gz", "sha256": "c" * 64}]}) == (
-        "was not built from the first of these sources")
-    assert reason(layout, {**manifest, "state": {}}).startswith("has no build state")
+def test_the_manifest_is_the_checked_facts_and_what_the_build_measured(tmp_path: Path) -> None:
+    config = build_config(families=["sq5", "d12"], min_occurrence={}, event_families=["d12", "blk4"],
+                          fuseki_moves=10, template_families=["sq3"], template_min_occurrence=5, game_counts_moves=12)
+    fetched = [Fetched(source="a.tar.gz", path=tmp_path / "a.tar.gz", sha256="0" * 64)]
+    ingest = Ingest(files_in=3, files_ingested=2, files_rejected=1, games=2, trees_in=2)
+    facts = checked_facts(code="c" * 12, content="d" * 12, config=config, fetched=fetched, ingest=ingest,
+                          chosen={"d12": 7, "sq5": 9}, incremental=None)
+    assert facts["format"] == FORMAT and set(facts["schema"]) == set(TABLES)
+    assert facts["config"]["families"] == ["d12", "sq5"] and facts["config"]["event_families"] == ["d12"]
+    assert facts["families"] == {"d12": {"chosen_events": 7}, "sq5": {"chosen_events": 9}}
+    assert facts["ingest"]["games"] == 2 and facts["sources"] == [{"source": "a.tar.gz", "sha256": "0" * 64}]
+    runs = [{"version": "0001-aaaaaaaaaaaa", "sha256": "e" * 64, "bytes": 10}]
+    manifest = release_manifest(facts, runs=runs, row_counts={"games": 2}, expectations={"games": {}},
+                                timings={"ingest": 1.0}, ingest_cpu={"parse_cpu": 0.5})
+    assert {key: manifest[key] for key in facts} == facts
+    assert manifest["state"] == {"runs": runs} and manifest["row_counts"] == {"games": 2}
+    assert manifest["timings"] == {"ingest": 1.0} and manifest["ingest_cpu"] == {"parse_cpu": 0.5}
+    assert "version" not in manifest and "files" not in manifest  # publish adds them
