@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from itertools import islice
@@ -21,6 +20,7 @@ from gopat.effects.warehouse.manifest import Ingest
 from gopat.flows.progress import progress
 from gopat.flows.shards import shard_executor
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.checks import identifier
 from gopat.transforms.games.archives import Limits, MemberReject, iter_members
 from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.games.records import (
@@ -35,7 +35,6 @@ from gopat.transforms.games.records import (
 from gopat.transforms.tables.macros import install_macros
 
 T = TypeVar("T")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -66,7 +65,7 @@ def fetch_source(source: str, raw_dir: Path, expected_sha256: str | None) -> Fet
 
 def _append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
     """Append a polars frame to a DuckDB table, creating the table from the frame's schema."""
-    table = table_name(table)
+    table = identifier(table)
     con.register("chunk", frame)
     con.execute(f"CREATE TABLE IF NOT EXISTS {table} AS FROM chunk LIMIT 0")
     con.execute(f"INSERT INTO {table} FROM chunk")
@@ -187,16 +186,9 @@ def rejected_counts(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-def table_name(name: str) -> str:
-    """`name`, checked to be a plain SQL identifier (table names cannot be bind parameters)."""
-    if not _IDENTIFIER.fullmatch(name):
-        raise ValueError(f"a table name must be an identifier, got {name!r}")
-    return name
-
-
 def count_rows(con: duckdb.DuckDBPyConnection, table: str) -> int:
     """The number of rows of one of the build's tables."""
-    row = con.execute(f"SELECT count(*) FROM {table_name(table)}").fetchone()
+    row = con.execute(f"SELECT count(*) FROM {identifier(table)}").fetchone()
     assert row is not None  # an aggregate has one row
     return int(row[0])
 

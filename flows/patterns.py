@@ -23,10 +23,11 @@ from gopat.effects.parquet import merge_move_patterns, write_move_patterns
 from gopat.effects.pattern_parts import Part, sum_part, write_sample
 from gopat.effects.warehouse.files import tree_bytes
 from gopat.effects.warehouse.lock import fault_point
-from gopat.flows.ingest import batched, table_name
+from gopat.flows.ingest import batched
 from gopat.flows.progress import progress
 from gopat.flows.shards import SYMMETRIES, ShardPool, extract_shard, shard_executor
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.checks import identifier
 from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.tables.format import FORMAT
 from gopat.transforms.tables.registry import select_list
@@ -284,4 +285,4 @@ def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path], *, ta
     files = con.read_parquet([str(path) for path in paths])
     if table is not None:
         files = files.project(select_list(table, release_format=FORMAT))
-    files.create_view(table_name(name), replace=True)
+    files.create_view(identifier(name), replace=True)

@@ -22,10 +22,11 @@ import duckdb
 from gopat.effects.report.datadocs import write_datadocs
 from gopat.effects.warehouse.catalog import write_catalog
 from gopat.effects.warehouse.fetch import sha256_file
-from gopat.effects.warehouse.files import fsync_dir, fsync_tree, identifier, remove, tree_files
+from gopat.effects.warehouse.files import fsync_dir, fsync_tree, remove, tree_files
 from gopat.effects.warehouse.layout import Layout, Manifest, current_version, readable, state_runs, versions
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.verify import verify
+from gopat.transforms.checks import identifier
 from gopat.transforms.tables.registry import derived_columns
 
 
