@@ -1,4 +1,4 @@
-"""Checks of input shared by every layer: plain SQL identifiers and positive integers."""
+"""Checks of input shared by every layer: plain SQL identifiers and positive ints."""
 
 from __future__ import annotations
 
@@ -15,3 +15,10 @@ def identifier(name: str) -> str:
     if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
         raise ValueError(f"not a plain SQL identifier: {name!r}")
     return name
+
+
+def positive(name: str, value: int) -> int:
+    """``value`` unchanged if it is an int of at least 1 (not a bool), else ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return value

@@ -9,7 +9,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from gopat.transforms.analytics.loader import positive, run, sql_text
+from gopat.transforms.analytics.loader import run, sql_text
+from gopat.transforms.checks import positive
 from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.canonical import key_strings
 from gopat.transforms.patterns.families import FAMILIES
