@@ -21,7 +21,7 @@ from gopat.expectations.runner import (
     table_columns,
 )
 from gopat.transforms.patterns.families import FAMILIES
-from gopat.transforms.patterns.symmetry import Element, Group
+from gopat.transforms.patterns.symmetry import SYMMETRIES, Element, Group
 from gopat.transforms.tables.registry import contract
 
 TABLE = "dont_care_templates"
@@ -55,7 +55,7 @@ def _expectations() -> list[e.Expectation]:
     return [
         *(e.ExpectColumnValuesToNotBeNull(column=c) for c in ("family", "symmetry", "template", "occurrence")),
         e.ExpectCompoundColumnsToBeUnique(column_list=["family", "symmetry", "template"]),
-        e.ExpectColumnValuesToBeInSet(column="symmetry", value_set=[8, 16]),
+        e.ExpectColumnValuesToBeInSet(column="symmetry", value_set=list(SYMMETRIES)),
         e.ExpectColumnValuesToBeInSet(column="family", value_set=sorted(FAMILIES)),
         e.ExpectColumnValuesToBeBetween(column="patterns", min_value=1),
     ]
@@ -80,7 +80,7 @@ def _template_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
         ).fetchall()
         layout = FAMILIES[family].layout if family in FAMILIES else None
         bad = [r[0] for r in rows if layout is None or layout.planes != ("stone",) or len(r[0]) != layout.n_digits]
-        if bad or symmetry not in (8, 16):
+        if bad or symmetry not in SYMMETRIES:
             problems["dont_care_templates_fit_their_family"] += [f"{family}/{symmetry} {t}" for t in bad or ["-"]]
             continue
         stats = dict(

@@ -20,13 +20,13 @@ from gopat.expectations.runner import (
     table_columns,
 )
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.patterns.symmetry import SQUARE_SYMMETRIES
 from gopat.transforms.tables.registry import contract
 
 TABLE = "game_counts"
 SCHEMA = contract(TABLE)
 # docs/symmetry.md#game-counts: 19x19, N = 1, 2, 3 -> (sequences, positions) up to the 8 symmetries.
 KNOWN = {(19, 1): (55, 55), (19, 2): (16_416, 16_416), (19, 3): (5_834_862, 2_919_078)}
-SYMMETRIES = 8
 SAMPLES = 3
 
 
@@ -71,7 +71,7 @@ def _exact_invariants(rows: list[tuple[Any, ...]]) -> list[Invariant]:
         black, white = (moves + 1) // 2, moves // 2
         labelled_positions = math.comb(points, black) * math.comb(points - black, white) if moves <= points else 0
         for count, labelled in ((sequences, labelled_sequences), (positions, labelled_positions)):
-            if not (labelled <= SYMMETRIES * count and count <= labelled):
+            if not (labelled <= SQUARE_SYMMETRIES * count and count <= labelled):
                 bounds.append(label)
         if positions > sequences:
             order.append(label)

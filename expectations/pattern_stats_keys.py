@@ -21,9 +21,8 @@ from gopat.expectations.runner import Invariant
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import key_string
-from gopat.transforms.patterns.symmetry import Group
+from gopat.transforms.patterns.symmetry import SYMMETRIES, Group
 
-SYMMETRIES = (8, 16)
 BATCH_ROWS = 1 << 19  # rows a batch: CHECKERS + 1 batches are in memory at once
 MERGE_TABLE = "_pattern_stats_merge_check"  # prefix of the scratch tables of the key checks, dropped after
 MERGE_PARTITION_ROWS = 8_000_000  # rows of a family per scratch table

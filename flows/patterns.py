@@ -25,10 +25,11 @@ from gopat.effects.warehouse.files import tree_bytes
 from gopat.effects.warehouse.lock import fault_point
 from gopat.flows.ingest import batched
 from gopat.flows.progress import progress
-from gopat.flows.shards import SYMMETRIES, ShardPool, extract_shard, shard_executor
+from gopat.flows.shards import ShardPool, extract_shard, shard_executor
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.checks import identifier
 from gopat.transforms.games.packed import GameMoves
+from gopat.transforms.patterns.symmetry import SYMMETRIES
 from gopat.transforms.tables.format import FORMAT
 from gopat.transforms.tables.registry import select_list
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gopat.transforms.checks import positive
+from gopat.transforms.patterns.symmetry import SYMMETRIES
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,5 +32,5 @@ class ReportOptions:
         for name in ("top", "rate_min_occurrence", "templates", "fuseki", "fuseki_chart", "explorer_nodes",
                      "explorer_min_games"):
             positive(name, getattr(self, name))
-        if self.symmetry not in (8, 16):
-            raise ValueError(f"symmetry must be 8 or 16, got {self.symmetry!r}")
+        if self.symmetry not in SYMMETRIES:
+            raise ValueError(f"symmetry must be one of {SYMMETRIES}, got {self.symmetry!r}")

@@ -14,6 +14,10 @@ _SWAP_MAP = (0, 2, 1, 3)
 _MAX_ORDER = 1024
 _BYTE_VALUES = np.arange(256, dtype=np.int64)
 
+SQUARE_SYMMETRIES = 8  # the order of D4, the rotations and reflections of the square (and of the board)
+# The symmetry groups of published pattern keys, by order: D4, and D4 times the colour swap (docs/symmetry.md).
+SYMMETRIES = (SQUARE_SYMMETRIES, 2 * SQUARE_SYMMETRIES)
+
 
 @dataclass(frozen=True, slots=True)
 class Element:
@@ -327,7 +331,7 @@ def square_group(layout: KeyLayout, *, colour_swap: bool) -> Group:
     if colour_swap:
         generators.append(_colour_swap_element(layout))
     group = Group.from_generators(generators)
-    expected = 16 if colour_swap else 8
+    expected = SYMMETRIES[1] if colour_swap else SYMMETRIES[0]
     if group.order != expected:
         raise ValueError(f"the layout's symmetry group has {group.order} elements, expected {expected}")
     return group
