@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
-from itertools import islice
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,16 +31,10 @@ from gopat.transforms.games.records import (
     ingest_members,
     reject_row,
 )
+from gopat.transforms.iteration import batched
 from gopat.transforms.tables.macros import install_macros
 
 T = TypeVar("T")
-
-
-def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    """Consecutive lists of `size` items (the last may be shorter)."""
-    iterator = iter(items)
-    while batch := list(islice(iterator, size)):
-        yield batch
 
 
 def _retry_io_only(task: Task[..., Any], task_run: TaskRun, state: State[Any]) -> bool:
