@@ -1,5 +1,5 @@
 """Expectation suite of the `pattern_stats` table: schema, row checks, totals with `pattern_tail` against the complete
-counts, and key checks (`pattern_stats_keys`)."""
+counts, and key checks (`pattern_stats_keys`, `pattern_counts_merge`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from typing import Any
 
 import duckdb
 
-from gopat.expectations.pattern_stats_keys import SAMPLES, complete_count_invariants, key_invariants
+from gopat.expectations.key_batches import SAMPLES
+from gopat.expectations.pattern_counts_merge import complete_count_invariants
+from gopat.expectations.pattern_stats_keys import key_invariants
 from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
