@@ -78,6 +78,14 @@ class Element:
         return Element(tuple(inv), tuple(maps))
 
 
+def _key_length(elements: Sequence[Element], name: str) -> int:
+    """The number of digit positions every one of `elements` (`name` in the error) acts on."""
+    n_digits = elements[0].n_digits
+    if any(e.n_digits != n_digits for e in elements):
+        raise ValueError(f"all {name} must act on the same key length")
+    return n_digits
+
+
 def _byte_tables(element: Element) -> np.ndarray:
     """Tables ``t[c, b]``: the image bits contributed by byte ``c`` (bits 8c..8c+7) of a key equal to ``b``.
 
@@ -126,9 +134,7 @@ class Group:
         elements = tuple(elements)
         if not elements:
             raise ValueError("a group needs at least the identity")
-        n_digits = elements[0].n_digits
-        if any(e.n_digits != n_digits for e in elements):
-            raise ValueError("all elements must act on the same key length")
+        n_digits = _key_length(elements, "elements")
         if elements[0] != Element.identity(n_digits):
             raise ValueError("the first element must be the identity")
         members = set(elements)
@@ -150,9 +156,7 @@ class Group:
         generators = tuple(generators)
         if not generators:
             raise ValueError("at least one generator is needed")
-        n_digits = generators[0].n_digits
-        if any(g.n_digits != n_digits for g in generators):
-            raise ValueError("all generators must act on the same key length")
+        n_digits = _key_length(generators, "generators")
         identity = Element.identity(n_digits)
         elements = [identity]
         seen = {identity}
