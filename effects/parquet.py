@@ -86,7 +86,9 @@ def _game_runs(tables: Iterable[pa.Table], *, stream: int) -> Iterator[_GameRun]
             yield _GameRun(game_id, (stream, number), table, start, end)
 
 
-def _row_group_sections(file: pq.ParquetFile, path: Path, *, columns: tuple[str, ...]) -> dict[tuple[Any, ...], list[int]]:
+def _row_group_sections(
+    file: pq.ParquetFile, path: Path, *, columns: tuple[str, ...]
+) -> dict[tuple[Any, ...], list[int]]:
     """The row groups of each section of a file (rows of the same values of `columns`: move_patterns' families), in
     file order, from their statistics."""
     indices = [file.schema_arrow.get_field_index(name) for name in columns]

@@ -23,25 +23,10 @@ import pyarrow.parquet as pq
 from gopat.effects.parquet import PATTERN_STATS_PARQUET, PATTERN_STATS_SCHEMA, ROW_GROUP_ROWS
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, key_texts, summed_runs
+from gopat.transforms.patterns.parts import SAMPLE_MODULUS, Part
 
 SAMPLE_SCHEMA = pa.schema([("family", pa.string()), ("symmetry", pa.int32()), ("key", pa.int64())])
 PART_MEMORY = "1GB"  # a part's DuckDB; two workers and the flow's 2 GB stay under 4 GiB (docs/guarantees.md)
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    """Keys [lo, hi) (None: unbounded) of one family and symmetry, the index-th part of them."""
-
-    family: str
-    symmetry: int
-    index: int
-    lo: int | None
-    hi: int | None
-
-    @property
-    def file(self) -> str:
-        """The part's file in a partitioned table or a state run: ``<family>/<symmetry>/<index>.parquet``."""
-        return f"{self.family}/{self.symmetry:02d}/{self.index:04d}.parquet"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,9 +93,21 @@ def _rows(part: Part, inputs: Sequence[Path]) -> pa.Table:
         columns=["key", "orbit_size", "occurrence", "chosen", "result"], filter=where, use_threads=False)
 
 
+def key_sample(con: duckdb.DuckDBPyConnection, sources: Sequence[Path]) -> pa.Table:
+    """The keys that cut parts in Parquet files `sources` (family, symmetry, key: shards, run files or run samples):
+    those whose hash is 0 modulo SAMPLE_MODULUS, distinct, in table order (pattern_parts.sql).
+
+    The sample of a set of keys depends on the set only, and the sample of samples is their union:
+    a state run keeps its sample in its SAMPLE_FILE (flows/patterns.py), so an incremental build plans its parts
+    from the new games' shards and the runs' samples without reading the runs.
+    """
+    con.read_parquet([str(path) for path in sources], union_by_name=True).create_view("pattern_keys", replace=True)
+    con.execute("SET VARIABLE sample_modulus = ?", [SAMPLE_MODULUS])
+    return con.sql(sql_text("pattern_parts")).to_arrow_table()
+
+
 def write_sample(path: Path, sample: pa.Table) -> None:
-    """Write a key sample (family, symmetry, key: flows/patterns.py key_sample) to Parquet file `path`, by a temporary
-    file renamed."""
+    """Write a key sample (family, symmetry, key: key_sample) to Parquet file `path`, by a temporary file renamed."""
     _write(path, sample.select(SAMPLE_SCHEMA.names).cast(SAMPLE_SCHEMA), SAMPLE_SCHEMA, compression="zstd")
 
 

@@ -10,18 +10,9 @@ import duckdb
 import numpy as np
 
 from gopat.expectations import expect as e
-from gopat.expectations.runner import (
-    Invariant,
-    SuiteResult,
-    combine,
-    run_invariants,
-    run_suite,
-    schema_invariant,
-    sql_invariants,
-    table_columns,
-)
+from gopat.expectations import runner
 from gopat.transforms.patterns.families import FAMILIES
-from gopat.transforms.patterns.symmetry import Element, Group
+from gopat.transforms.patterns.symmetry import SYMMETRIES, Element, Group
 from gopat.transforms.tables.registry import contract
 
 TABLE = "dont_care_templates"
@@ -32,7 +23,7 @@ SYMBOL_OF = {frozenset(values): symbol for symbol, values in VALUES.items()}
 SAMPLES = 3
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table dont_care_templates in `con` against the pattern_stats it was built from.
 
     For every template (numpy/Python, per family and symmetry): it is its own canonical form under
@@ -41,27 +32,28 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     with one more general cell would also be valid (maximal). `manifest` is not used. GX asserts
     every violation count is 0.
     """
-    columns = table_columns(con, TABLE)
-    schema = schema_invariant(TABLE, columns, SCHEMA)
-    if any(name not in columns for name in SCHEMA):
-        return run_invariants(TABLE, [schema])
-    invariants = [schema, *sql_invariants(con, "expectations__dont_care_templates")]
+    schema, stopped = runner.schema_gate(con, TABLE, SCHEMA, types=False)
+    if stopped:
+        return stopped
+    invariants = [schema, *runner.sql_invariants(con, "expectations__dont_care_templates")]
     invariants += _template_invariants(con)
     frame = con.sql("SELECT family, symmetry, template, patterns, occurrence FROM dont_care_templates").df()
-    return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations())])
+    return runner.combine(
+        TABLE, [runner.run_invariants(TABLE, invariants), runner.run_suite(TABLE, frame, _expectations())]
+    )
 
 
 def _expectations() -> list[e.Expectation]:
     return [
         *(e.ExpectColumnValuesToNotBeNull(column=c) for c in ("family", "symmetry", "template", "occurrence")),
         e.ExpectCompoundColumnsToBeUnique(column_list=["family", "symmetry", "template"]),
-        e.ExpectColumnValuesToBeInSet(column="symmetry", value_set=[8, 16]),
+        e.ExpectColumnValuesToBeInSet(column="symmetry", value_set=list(SYMMETRIES)),
         e.ExpectColumnValuesToBeInSet(column="family", value_set=sorted(FAMILIES)),
         e.ExpectColumnValuesToBeBetween(column="patterns", min_value=1),
     ]
 
 
-def _template_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
+def _template_invariants(con: duckdb.DuckDBPyConnection) -> list[runner.Invariant]:
     problems: dict[str, list[str]] = {
         name: []
         for name in (
@@ -80,7 +72,7 @@ def _template_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
         ).fetchall()
         layout = FAMILIES[family].layout if family in FAMILIES else None
         bad = [r[0] for r in rows if layout is None or layout.planes != ("stone",) or len(r[0]) != layout.n_digits]
-        if bad or symmetry not in (8, 16):
+        if bad or symmetry not in SYMMETRIES:
             problems["dont_care_templates_fit_their_family"] += [f"{family}/{symmetry} {t}" for t in bad or ["-"]]
             continue
         stats = dict(
@@ -96,7 +88,7 @@ def _template_invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
         for name, found in _check_family(rows, stats, group).items():
             problems[name] += [f"{label} {template}" for template in found]
     return [
-        Invariant(name, len(found), "e.g. " + "; ".join(found[:SAMPLES]) if found else "")
+        runner.Invariant(name, len(found), "e.g. " + "; ".join(found[:SAMPLES]) if found else "")
         for name, found in problems.items()
     ]
 

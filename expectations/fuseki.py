@@ -8,17 +8,7 @@ from typing import Any
 import duckdb
 
 from gopat.expectations import expect as e
-from gopat.expectations.runner import (
-    Invariant,
-    SuiteResult,
-    combine,
-    manifest_fact,
-    run_invariants,
-    run_suite,
-    schema_invariant,
-    sql_invariants,
-    table_columns,
-)
+from gopat.expectations import runner
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.tables.registry import contract
 
@@ -44,29 +34,32 @@ def load_opening_games(con: duckdb.DuckDBPyConnection, table: str, manifest: Map
     return None if moves is None else int(moves)
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table fuseki in `con` (with the games and moves it was built from).
 
     Canonical forms are rechecked against all 8 symmetries in DuckDB (expectations__fuseki.sql); the games counted are
     rechecked against the opening games of the `games` and `moves` tables (fuseki__games.sql
     with the build's number of opening moves) and the manifest's game count. GX asserts every violation count is 0.
     """
-    games = manifest_fact(manifest, "ingest", "games")
-    columns = table_columns(con, TABLE)
-    schema = schema_invariant(TABLE, columns, SCHEMA)
-    if any(name not in columns for name in SCHEMA):
-        return run_invariants(TABLE, [schema])
+    games = runner.manifest_fact(manifest, "ingest", "games")
+    schema, stopped = runner.schema_gate(con, TABLE, SCHEMA, types=False)
+    if stopped:
+        return stopped
     load_opening_games(con, TABLE, manifest)
     try:
-        invariants = [schema, *sql_invariants(con, "expectations__fuseki")]
+        invariants = [schema, *runner.sql_invariants(con, "expectations__fuseki")]
     finally:
         con.execute("DROP TABLE IF EXISTS temp.opening_games")
     counted = con.execute("SELECT coalesce(sum(games), 0) FROM fuseki WHERE kind = 'sequence'").fetchall()[0][0]
     invariants.append(
-        Invariant("fuseki_games_within_manifest_games", max(0, counted - games), f"{counted} games > manifest {games}")
+        runner.Invariant(
+            "fuseki_games_within_manifest_games", max(0, counted - games), f"{counted} games > manifest {games}"
+        )
     )
     frame = con.sql("SELECT kind, moves, key, position, games, black_win_rate, example_game_id FROM fuseki").df()
-    return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations(games))])
+    return runner.combine(
+        TABLE, [runner.run_invariants(TABLE, invariants), runner.run_suite(TABLE, frame, _expectations(games))]
+    )
 
 
 def _expectations(games: int) -> list[e.Expectation]:

@@ -9,43 +9,35 @@ from typing import Any
 import duckdb
 
 from gopat.expectations import expect as e
-from gopat.expectations.runner import (
-    Invariant,
-    SuiteResult,
-    combine,
-    run_invariants,
-    run_suite,
-    schema_invariant,
-    sql_invariants,
-    table_columns,
-)
+from gopat.expectations import runner
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.patterns.symmetry import SQUARE_SYMMETRIES
 from gopat.transforms.tables.registry import contract
 
 TABLE = "game_counts"
 SCHEMA = contract(TABLE)
 # docs/symmetry.md#game-counts: 19x19, N = 1, 2, 3 -> (sequences, positions) up to the 8 symmetries.
 KNOWN = {(19, 1): (55, 55), (19, 2): (16_416, 16_416), (19, 3): (5_834_862, 2_919_078)}
-SYMMETRIES = 8
 SAMPLES = 3
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table game_counts in `con`; `manifest` is not used.
 
     Exact integers are checked in Python: the numbers of docs/symmetry.md#game-counts for 19x19 and
     N <= 3; every count lies between the number of labelled games / 8 (an orbit has at most 8
     members) and that number; positions never exceed sequences; the float columns round the exact values.
     """
-    columns = table_columns(con, TABLE)
-    schema = schema_invariant(TABLE, columns, SCHEMA)
-    if any(name not in columns for name in SCHEMA):
-        return run_invariants(TABLE, [schema])
-    invariants = [schema, *sql_invariants(con, "expectations__game_counts")]
+    schema, stopped = runner.schema_gate(con, TABLE, SCHEMA, types=False)
+    if stopped:
+        return stopped
+    invariants = [schema, *runner.sql_invariants(con, "expectations__game_counts")]
     rows = con.execute(sql_text("expectations__game_counts_exact")).fetchall()
     invariants += _exact_invariants(rows)
     frame = con.sql("SELECT board_size, moves, sequences_approx, positions_approx FROM game_counts").df()
-    return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations())])
+    return runner.combine(
+        TABLE, [runner.run_invariants(TABLE, invariants), runner.run_suite(TABLE, frame, _expectations())]
+    )
 
 
 def _expectations() -> list[e.Expectation]:
@@ -59,7 +51,7 @@ def _expectations() -> list[e.Expectation]:
     ]
 
 
-def _exact_invariants(rows: list[tuple[Any, ...]]) -> list[Invariant]:
+def _exact_invariants(rows: list[tuple[Any, ...]]) -> list[runner.Invariant]:
     known, bounds, order, approx = [], [], [], []
     for size, moves, sequences_text, positions_text, sequences_approx, positions_approx in rows:
         sequences, positions = int(sequences_text), int(positions_text)
@@ -71,7 +63,7 @@ def _exact_invariants(rows: list[tuple[Any, ...]]) -> list[Invariant]:
         black, white = (moves + 1) // 2, moves // 2
         labelled_positions = math.comb(points, black) * math.comb(points - black, white) if moves <= points else 0
         for count, labelled in ((sequences, labelled_sequences), (positions, labelled_positions)):
-            if not (labelled <= SYMMETRIES * count and count <= labelled):
+            if not (labelled <= SQUARE_SYMMETRIES * count and count <= labelled):
                 bounds.append(label)
         if positions > sequences:
             order.append(label)
@@ -79,8 +71,8 @@ def _exact_invariants(rows: list[tuple[Any, ...]]) -> list[Invariant]:
             if not math.isclose(float(exact), rounded, rel_tol=1e-12):
                 approx.append(label)
     return [
-        Invariant("game_counts_match_design_numbers", len(known), "; ".join(known[:SAMPLES])),
-        Invariant("game_counts_within_labelled_counts_and_an_eighth", len(bounds), "; ".join(bounds[:SAMPLES])),
-        Invariant("game_counts_positions_not_above_sequences", len(order), "; ".join(order[:SAMPLES])),
-        Invariant("game_counts_approx_equals_exact", len(approx), "; ".join(approx[:SAMPLES])),
+        runner.Invariant("game_counts_match_design_numbers", len(known), "; ".join(known[:SAMPLES])),
+        runner.Invariant("game_counts_within_labelled_counts_and_an_eighth", len(bounds), "; ".join(bounds[:SAMPLES])),
+        runner.Invariant("game_counts_positions_not_above_sequences", len(order), "; ".join(order[:SAMPLES])),
+        runner.Invariant("game_counts_approx_equals_exact", len(approx), "; ".join(approx[:SAMPLES])),
     ]

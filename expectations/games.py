@@ -8,17 +8,7 @@ from typing import Any
 import duckdb
 
 from gopat.expectations import expect as e
-from gopat.expectations.runner import (
-    Invariant,
-    SuiteResult,
-    combine,
-    manifest_fact,
-    run_invariants,
-    run_suite,
-    schema_invariant,
-    sql_invariants,
-    table_columns,
-)
+from gopat.expectations import runner
 from gopat.transforms.tables.registry import contract
 
 TABLE = "games"
@@ -44,21 +34,20 @@ INGEST_FACTS = ("files_in", "files_ingested", "files_rejected", "games", "duplic
 HEX_BYTES = r"^(?:[0-9a-f]{2})+$"  # member_raw: the raw name bytes (docs/releases.md#member-names)
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table games in `con` (tables are named games, moves, rejects, pattern_stats in the
     connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
     """
     ingest = {
-        name: manifest_fact(manifest, "ingest", name)
+        name: runner.manifest_fact(manifest, "ingest", name)
         for name in INGEST_FACTS
     }
-    columns = table_columns(con, TABLE)
-    schema = schema_invariant(TABLE, columns, SCHEMA)
-    if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
-        return run_invariants(TABLE, [schema])
+    schema, stopped = runner.schema_gate(con, TABLE, SCHEMA)
+    if stopped:
+        return stopped
     frame = con.sql(f"SELECT {', '.join(COLUMNS)} FROM {TABLE}").df()
-    invariants = run_invariants(TABLE, [schema, *_invariants(con, ingest)])
-    return combine(TABLE, [invariants, run_suite(TABLE, frame, _expectations(ingest))])
+    invariants = runner.run_invariants(TABLE, [schema, *_invariants(con, ingest)])
+    return runner.combine(TABLE, [invariants, runner.run_suite(TABLE, frame, _expectations(ingest))])
 
 
 def _expectations(ingest: Mapping[str, int]) -> list[e.Expectation]:
@@ -82,21 +71,21 @@ def _expectations(ingest: Mapping[str, int]) -> list[e.Expectation]:
     ]
 
 
-def _invariants(con: duckdb.DuckDBPyConnection, ingest: Mapping[str, int]) -> list[Invariant]:
+def _invariants(con: duckdb.DuckDBPyConnection, ingest: Mapping[str, int]) -> list[runner.Invariant]:
     """Row and table invariants computed in DuckDB (expectations__games.sql), plus the manifest's ingest arithmetic."""
     files_in, ingested, rejected = ingest["files_in"], ingest["files_ingested"], ingest["files_rejected"]
     counts = ", ".join(f"{name}={value}" for name, value in ingest.items())
     trees = ingest["trees_in"] - ingest["games"] - ingest["duplicates"] - ingest["trees_rejected"]
     return [
-        Invariant("ingest_files_in_equals_ingested_plus_rejected", abs(files_in - ingested - rejected), counts),
-        Invariant("ingest_trees_in_equals_games_duplicates_rejected", abs(trees), counts),
-        Invariant("ingest_counts_not_negative", sum(value < 0 for value in ingest.values()), counts),
-        Invariant(
+        runner.Invariant("ingest_files_in_equals_ingested_plus_rejected", abs(files_in - ingested - rejected), counts),
+        runner.Invariant("ingest_trees_in_equals_games_duplicates_rejected", abs(trees), counts),
+        runner.Invariant("ingest_counts_not_negative", sum(value < 0 for value in ingest.values()), counts),
+        runner.Invariant(
             "ingest_every_ingested_file_gave_a_game",
             max(0, ingested - ingest["games"] - ingest["duplicates"]),
             f"games + duplicates < files_ingested: {counts}",
         ),
-        *sql_invariants(
+        *runner.sql_invariants(
             con,
             "expectations__games",
             params={"files_ingested": ingested, "min_moves": MIN_COMPARED_MOVES},

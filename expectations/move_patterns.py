@@ -11,15 +11,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from gopat.expectations.runner import (
-    Invariant,
-    SuiteResult,
-    manifest_fact,
-    run_invariants,
-    schema_invariant,
-    sql_invariants,
-    table_columns,
-)
+from gopat.expectations import runner
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.canonical import key_values
 from gopat.transforms.patterns.families import FAMILIES
@@ -31,7 +23,7 @@ KEY_BATCH_ROWS = 1_000_000
 SAMPLES = 3
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table move_patterns in `con` against games, moves and pattern_stats of the same connection.
 
     `manifest` gives the families (config.event_families) and their chosen events. Every check
@@ -44,19 +36,18 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     if not isinstance(config, Mapping) or not isinstance(config.get("event_families"), list):
         raise ValueError("manifest lacks config.event_families")
     families = sorted(config["event_families"])
-    chosen_events = {name: manifest_fact(manifest, "families", name, "chosen_events") for name in families}
-    columns = table_columns(con, TABLE)
-    schema = schema_invariant(TABLE, columns, SCHEMA)
-    if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
-        return run_invariants(TABLE, [schema])
+    chosen_events = {name: runner.manifest_fact(manifest, "families", name, "chosen_events") for name in families}
+    schema, stopped = runner.schema_gate(con, TABLE, SCHEMA)
+    if stopped:
+        return stopped
     params = {
         "families": families,
         "last_move_families": [name for name in families if FAMILIES[name].anchor == "last_move"],
     }
-    return run_invariants(TABLE, [
+    return runner.run_invariants(TABLE, [
         schema,
         _chosen_events(con, chosen_events),
-        *sql_invariants(con, "expectations__move_patterns", params=params, evidence={
+        *runner.sql_invariants(con, "expectations__move_patterns", params=params, evidence={
             "rows_per_family_equal_the_board_moves_counted": "family, expected rows, rows",
             "key_counts_equal_pattern_stats_chosen": "family, symmetry, key, rows, pattern_stats chosen",
             "rows_of_unpublished_keys_equal_pattern_tail_chosen": "family, symmetry, rows, pattern_tail chosen",
@@ -65,7 +56,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     ])
 
 
-def _chosen_events(con: duckdb.DuckDBPyConnection, chosen_events: Mapping[str, int]) -> Invariant:
+def _chosen_events(con: duckdb.DuckDBPyConnection, chosen_events: Mapping[str, int]) -> runner.Invariant:
     """Per family, the rows equal the manifest's chosen events (families.<name>.chosen_events)."""
     rows = dict(con.execute("SELECT family, count(*) FROM move_patterns GROUP BY family").fetchall())
     problems = [
@@ -73,10 +64,12 @@ def _chosen_events(con: duckdb.DuckDBPyConnection, chosen_events: Mapping[str, i
         for family in sorted(chosen_events.keys() | rows.keys())
         if rows.get(family, 0) != chosen_events.get(family)
     ]
-    return Invariant("rows_per_family_equal_manifest_chosen_events", len(problems), "; ".join(problems[:SAMPLES]))
+    return runner.Invariant(
+        "rows_per_family_equal_manifest_chosen_events", len(problems), "; ".join(problems[:SAMPLES])
+    )
 
 
-def _canonical_keys(con: duckdb.DuckDBPyConnection) -> Invariant:
+def _canonical_keys(con: duckdb.DuckDBPyConnection) -> runner.Invariant:
     """Every distinct (family, key8, key16): key8 is well formed and canonical under the family's group of 8, key16
     is key8's canonical key under the group of 16."""
     problems: list[str] = []
@@ -98,4 +91,4 @@ def _canonical_keys(con: duckdb.DuckDBPyConnection) -> Invariant:
             count += len(bad)
             texts = rows.column("key8"), rows.column("key16")
             problems += [f"{family} {texts[0][int(i)]} {texts[1][int(i)]}" for i in bad[:SAMPLES]]
-    return Invariant("key8_canonical_and_key16_its_16_canonical_key", count, "; ".join(problems[:SAMPLES]))
+    return runner.Invariant("key8_canonical_and_key16_its_16_canonical_key", count, "; ".join(problems[:SAMPLES]))

@@ -7,14 +7,7 @@ from typing import Any
 
 import duckdb
 
-from gopat.expectations.runner import (
-    Invariant,
-    SuiteResult,
-    run_invariants,
-    schema_invariant,
-    sql_invariants,
-    table_columns,
-)
+from gopat.expectations import runner
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.tables.registry import contract
 
@@ -22,7 +15,7 @@ TABLE = "moves"
 SCHEMA = contract(TABLE)
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table moves in `con` (tables are named games, moves, rejects, pattern_stats in the
     connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
 
@@ -30,21 +23,20 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     counts. The games table is needed for the reference, numbering and board-size checks; the
     manifest holds no fact about moves.
     """
-    missing = {"game_id", "move_count", "board_size"} - set(table_columns(con, "games"))
+    missing = {"game_id", "move_count", "board_size"} - set(runner.table_columns(con, "games"))
     if missing:
         raise ValueError(f"moves checks need games columns {sorted(missing)}")
-    columns = table_columns(con, TABLE)
-    schema = schema_invariant(TABLE, columns, SCHEMA)
-    if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
-        return run_invariants(TABLE, [schema])
-    return run_invariants(TABLE, [schema, *_invariants(con)])
+    schema, stopped = runner.schema_gate(con, TABLE, SCHEMA)
+    if stopped:
+        return stopped
+    return runner.run_invariants(TABLE, [schema, *_invariants(con)])
 
 
-def _invariants(con: duckdb.DuckDBPyConnection) -> list[Invariant]:
+def _invariants(con: duckdb.DuckDBPyConnection) -> list[runner.Invariant]:
     """Row invariants of moves as DuckDB queries that return the violating rows (expectations__moves.sql)."""
     con.execute(sql_text("expectations__moves_per_game"))
     try:
-        return sql_invariants(
+        return runner.sql_invariants(
             con,
             "expectations__moves",
             evidence={

@@ -8,20 +8,8 @@ from typing import Any
 import duckdb
 
 from gopat.expectations import expect as e
+from gopat.expectations import runner
 from gopat.expectations.fuseki import load_opening_games
-from gopat.expectations.runner import (
-    Invariant,
-    SuiteResult,
-    combine,
-    manifest_fact,
-    run_invariants,
-    run_suite,
-    schema_invariant,
-    sql_checks,
-    sql_invariant,
-    table_columns,
-    table_names,
-)
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.tables.registry import contract
 
@@ -31,7 +19,7 @@ LEAVES_MATCH_FUSEKI = "opening_tree_leaves_match_fuseki_positions"  # the check 
 POSITION_RE = r"^B:(?:[a-s]{2}(?: [a-s]{2})*)?\|W:(?:[a-s]{2}(?: [a-s]{2})*)?$"
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table opening_tree in `con` (with the games and moves it was built from).
 
     Every node's edges carry all its games and every node's games arrive through edges from the
@@ -39,28 +27,31 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     (expectations__opening_tree.sql). When table fuseki exists with the same number of moves, the
     leaves' counts must equal its position counts. GX asserts every violation count is 0.
     """
-    games = manifest_fact(manifest, "ingest", "games")
-    columns = table_columns(con, TABLE)
-    schema = schema_invariant(TABLE, columns, SCHEMA)
-    if any(name not in columns for name in SCHEMA):
-        return run_invariants(TABLE, [schema])
+    games = runner.manifest_fact(manifest, "ingest", "games")
+    schema, stopped = runner.schema_gate(con, TABLE, SCHEMA, types=False)
+    if stopped:
+        return stopped
     moves = load_opening_games(con, TABLE, manifest)
     con.execute(sql_text("expectations__opening_tree_frames"))
-    checks = sql_checks("expectations__opening_tree")
+    checks = runner.sql_checks("expectations__opening_tree")
     leaves = checks.pop(LEAVES_MATCH_FUSEKI)
     try:
-        invariants = [schema, *(sql_invariant(con, name, query) for name, query in checks.items())]
+        invariants = [schema, *(runner.sql_invariant(con, name, query) for name, query in checks.items())]
     finally:
         con.execute("DROP TABLE IF EXISTS temp.opening_games")
         con.execute("DROP TABLE IF EXISTS temp.opening_tree_frames")
-    if "fuseki" in table_names(con) and con.execute("SELECT max(moves) FROM fuseki").fetchall()[0][0] == moves:
-        invariants.append(sql_invariant(con, LEAVES_MATCH_FUSEKI, leaves))
+    if "fuseki" in runner.table_names(con) and con.execute("SELECT max(moves) FROM fuseki").fetchall()[0][0] == moves:
+        invariants.append(runner.sql_invariant(con, LEAVES_MATCH_FUSEKI, leaves))
     root = con.execute("SELECT coalesce(max(node_games), 0) FROM opening_tree WHERE depth = 0").fetchall()[0][0]
     invariants.append(
-        Invariant("opening_tree_games_within_manifest_games", max(0, root - games), f"{root} games > manifest {games}")
+        runner.Invariant(
+            "opening_tree_games_within_manifest_games", max(0, root - games), f"{root} games > manifest {games}"
+        )
     )
     frame = con.sql("SELECT depth, node, move, colour, child, games, share, black_win_rate FROM opening_tree").df()
-    return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations())])
+    return runner.combine(
+        TABLE, [runner.run_invariants(TABLE, invariants), runner.run_suite(TABLE, frame, _expectations())]
+    )
 
 
 def _expectations() -> list[e.Expectation]:

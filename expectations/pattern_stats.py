@@ -1,5 +1,5 @@
 """Expectation suite of the `pattern_stats` table: schema, row checks, totals with `pattern_tail` against the complete
-counts, and key checks (`pattern_stats_keys`)."""
+counts, and key checks (`pattern_stats_keys`, `pattern_counts_merge`)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,13 @@ from typing import Any
 
 import duckdb
 
-from gopat.expectations.pattern_stats_keys import SAMPLES, SYMMETRIES, complete_count_invariants, key_invariants
-from gopat.expectations.runner import (
-    Invariant,
-    SuiteResult,
-    count_invariants,
-    manifest_fact,
-    run_invariants,
-    schema_invariant,
-    table_columns,
-    table_names,
-    used_params,
-)
+from gopat.expectations import runner
+from gopat.expectations.key_batches import SAMPLES
+from gopat.expectations.pattern_counts_merge import complete_count_invariants
+from gopat.expectations.pattern_stats_keys import key_invariants
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.families import FAMILIES
+from gopat.transforms.patterns.symmetry import SYMMETRIES
 from gopat.transforms.tables.registry import contract
 
 TABLE = "pattern_stats"
@@ -33,7 +26,7 @@ SCHEMA = contract(TABLE)
 RESULT_FAMILY = "blk4"
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table pattern_stats in `con` against pattern_tail and the complete counts (view pattern_counts).
     `manifest` holds the families' chosen events and the config's min_occurrence.
 
@@ -55,12 +48,11 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     families = manifest.get("families")
     if not isinstance(families, Mapping):
         raise ValueError("manifest lacks families")
-    chosen_events = {name: manifest_fact(manifest, "families", name, "chosen_events") for name in families}
-    thresholds = {name: manifest_fact(manifest, "config", "min_occurrence", name) for name in families}
-    columns = table_columns(con, TABLE)
-    schema = schema_invariant(TABLE, columns, SCHEMA)
-    if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
-        return run_invariants(TABLE, [schema])
+    chosen_events = {name: runner.manifest_fact(manifest, "families", name, "chosen_events") for name in families}
+    thresholds = {name: runner.manifest_fact(manifest, "config", "min_occurrence", name) for name in families}
+    schema, stopped = runner.schema_gate(con, TABLE, SCHEMA)
+    if stopped:
+        return stopped
     totals = _totals(con, TABLE)
     tail = _totals(con, TAIL, query="expectations__pattern_tail_totals")
     invariants = [
@@ -70,7 +62,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     if manifest.get("incremental"):
         complete = _previous_plus_new(con)
         invariants += complete_count_invariants(con, NEW)
-        if COMPLETE in table_names(con):
+        if COMPLETE in runner.table_names(con):
             invariants.append(_equal_totals(
                 "complete_counts_are_previous_plus_new_games", "complete counts", _totals(con, COMPLETE),
                 "previous plus new", complete))
@@ -79,21 +71,22 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
         invariants += complete_count_invariants(con, COMPLETE)
     invariants.append(_equal_totals(
         "published_plus_tail_equal_complete_counts", "published + tail", _added(totals, tail), "complete", complete))
-    return run_invariants(TABLE, invariants)
+    return runner.run_invariants(TABLE, invariants)
 
 
-def _row_invariants(con: duckdb.DuckDBPyConnection, thresholds: Mapping[str, int]) -> list[Invariant]:
+def _row_invariants(con: duckdb.DuckDBPyConnection, thresholds: Mapping[str, int]) -> list[runner.Invariant]:
     """Row checks counted in one DuckDB scan (evidence is queried only for the checks that fail)."""
     params = {
         "families": sorted(FAMILIES),
+        "symmetries": list(SYMMETRIES),
         "built": sorted(thresholds),
         "thresholds": [thresholds[name] for name in sorted(thresholds)],
         "result_family": RESULT_FAMILY,
         "result_limit": 4 ** FAMILIES[RESULT_FAMILY].layout.n_digits,
     }
-    return count_invariants(con, TABLE, params=params, checks={
+    return runner.count_invariants(con, TABLE, params=params, checks={
         "family_is_registered": ("family, symmetry, key", "family IS NULL OR NOT list_contains($families, family)"),
-        "symmetry_in_8_16": ("family, symmetry, key", "symmetry IS NULL OR symmetry NOT IN (8, 16)"),
+        "symmetry_in_8_16": ("family, symmetry, key", "symmetry IS NULL OR NOT list_contains($symmetries, symmetry)"),
         "occurrence_at_least_1": ("family, symmetry, key, occurrence", "occurrence IS NULL OR occurrence < 1"),
         "occurrence_at_least_min_occurrence": (
             "family, symmetry, key, occurrence",
@@ -122,7 +115,7 @@ def _totals(
     return {
         (family, symmetry): (int(rows), int(occurrence), int(chosen))
         for family, symmetry, rows, occurrence, chosen in con.sql(
-            text, params=used_params({"source": source}, text)
+            text, params=runner.used_params({"source": source, "symmetries": list(SYMMETRIES)}, text)
         ).fetchall()
     }
 
@@ -140,7 +133,7 @@ def _added(*totals: Totals) -> dict[tuple[str, int], tuple[int, int, int]]:
     return summed
 
 
-def _total_invariants(totals: Totals, tail: Totals, chosen_events: Mapping[str, int]) -> list[Invariant]:
+def _total_invariants(totals: Totals, tail: Totals, chosen_events: Mapping[str, int]) -> list[runner.Invariant]:
     """Per family and symmetry sums of occurrence and chosen, published plus tail (every count), against the manifest
     and each other."""
     sums = {part: (occurrence, chosen) for part, (_, occurrence, chosen) in _added(totals, tail).items()}
@@ -162,12 +155,14 @@ def _total_invariants(totals: Totals, tail: Totals, chosen_events: Mapping[str, 
         if sums.get((family, 8), (0, 0)) != sums.get((family, 16), (0, 0))
     ]
     return [
-        Invariant("chosen_sum_equals_manifest_chosen_events", len(manifest_problems), "; ".join(manifest_problems)),
-        Invariant("symmetry16_totals_equal_symmetry8", len(merge_problems), "; ".join(merge_problems)),
+        runner.Invariant(
+            "chosen_sum_equals_manifest_chosen_events", len(manifest_problems), "; ".join(manifest_problems)
+        ),
+        runner.Invariant("symmetry16_totals_equal_symmetry8", len(merge_problems), "; ".join(merge_problems)),
     ]
 
 
-def _equal_totals(name: str, label: str, found: Totals, expected_label: str, expected: Totals) -> Invariant:
+def _equal_totals(name: str, label: str, found: Totals, expected_label: str, expected: Totals) -> runner.Invariant:
     """Invariant `name`: per family and symmetry, totals (keys, occurrence, chosen) `found` equal `expected`."""
     problems = [
         f"{part[0]}/{part[1]}: (keys, occurrence, chosen) {label} {found.get(part, (0, 0, 0))}, "
@@ -175,7 +170,7 @@ def _equal_totals(name: str, label: str, found: Totals, expected_label: str, exp
         for part in sorted(found.keys() | expected.keys())
         if found.get(part, (0, 0, 0)) != expected.get(part, (0, 0, 0))
     ]
-    return Invariant(name, len(problems), "; ".join(problems[:SAMPLES]))
+    return runner.Invariant(name, len(problems), "; ".join(problems[:SAMPLES]))
 
 
 def _previous_plus_new(con: duckdb.DuckDBPyConnection) -> Totals:

@@ -10,21 +10,14 @@ from typing import Any
 
 import duckdb
 
-from gopat.expectations.runner import (
-    SuiteResult,
-    manifest_fact,
-    run_invariants,
-    schema_invariant,
-    sql_invariants,
-    table_columns,
-)
+from gopat.expectations import runner
 from gopat.transforms.tables.registry import contract
 
 TABLE = "pattern_tail"
 SCHEMA = contract(TABLE)
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table pattern_tail in `con` against the manifest's families and config.min_occurrence.
 
     Every check runs in DuckDB as a violation count (expectations__pattern_tail.sql): one row per
@@ -35,11 +28,10 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     if not isinstance(families, Mapping):
         raise ValueError("manifest lacks families")
     built = sorted(families)
-    thresholds = [manifest_fact(manifest, "config", "min_occurrence", name) for name in built]
-    columns = table_columns(con, TABLE)
-    schema = schema_invariant(TABLE, columns, SCHEMA)
-    if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
-        return run_invariants(TABLE, [schema])
-    return run_invariants(TABLE, [
-        schema, *sql_invariants(con, "expectations__pattern_tail", params={"built": built, "thresholds": thresholds}),
-    ])
+    thresholds = [runner.manifest_fact(manifest, "config", "min_occurrence", name) for name in built]
+    schema, stopped = runner.schema_gate(con, TABLE, SCHEMA)
+    if stopped:
+        return stopped
+    params = {"built": built, "thresholds": thresholds}
+    invariants = runner.sql_invariants(con, "expectations__pattern_tail", params=params)
+    return runner.run_invariants(TABLE, [schema, *invariants])

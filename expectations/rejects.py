@@ -8,17 +8,8 @@ from typing import Any
 import duckdb
 
 from gopat.expectations import expect as e
+from gopat.expectations import runner
 from gopat.expectations.games import HEX_BYTES
-from gopat.expectations.runner import (
-    SuiteResult,
-    combine,
-    manifest_fact,
-    run_invariants,
-    run_suite,
-    schema_invariant,
-    sql_invariants,
-    table_columns,
-)
 from gopat.transforms.tables.registry import contract
 
 TABLE = "rejects"
@@ -27,7 +18,7 @@ WHOLE_SOURCE_EVIDENCE = "source_sha256 is NULL only for a whole source (member '
 SNAKE_CASE = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table rejects in `con` (tables are named games, moves, rejects, pattern_stats in the
     connection's default schema). `manifest` holds the ingest and families facts of the schema contract.
 
@@ -36,17 +27,16 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     rejected game tree of a file that gave games (``tree_index`` set), numbering ``trees_rejected``
     (docs/releases.md#ingest-contract).
     """
-    files_rejected = manifest_fact(manifest, "ingest", "files_rejected")
-    trees_rejected = manifest_fact(manifest, "ingest", "trees_rejected")
-    columns = table_columns(con, TABLE)
-    schema = schema_invariant(TABLE, columns, SCHEMA)
-    if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
-        return run_invariants(TABLE, [schema])
-    invariants = run_invariants(
+    files_rejected = runner.manifest_fact(manifest, "ingest", "files_rejected")
+    trees_rejected = runner.manifest_fact(manifest, "ingest", "trees_rejected")
+    schema, stopped = runner.schema_gate(con, TABLE, SCHEMA)
+    if stopped:
+        return stopped
+    invariants = runner.run_invariants(
         TABLE,
         [
             schema,
-            *sql_invariants(
+            *runner.sql_invariants(
                 con,
                 "expectations__rejects",
                 params={"files_rejected": files_rejected},
@@ -71,4 +61,4 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
         e.ExpectColumnValuesToMatchRegex(column="member_raw", regex=HEX_BYTES),
         e.ExpectColumnValuesToBeBetween(column="tree_index", min_value=0),
     ]
-    return combine(TABLE, [invariants, run_suite(TABLE, frame, expectations)])
+    return runner.combine(TABLE, [invariants, runner.run_suite(TABLE, frame, expectations)])

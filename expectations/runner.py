@@ -241,6 +241,20 @@ def schema_invariant(table: str, columns: Mapping[str, str], contract: Mapping[s
     return Invariant(name=f"{table}_schema_matches_contract", violations=len(problems), evidence=", ".join(problems))
 
 
+def schema_gate(
+    con: duckdb.DuckDBPyConnection, table: str, contract: Mapping[str, str], *, types: bool = True
+) -> tuple[Invariant, SuiteResult | None]:
+    """The schema invariant of `table` in `con`, and the suite's result if the table cannot be checked further (a
+    column of `contract` missing or, with `types`, of another type): the schema invariant alone; else None."""
+    columns = table_columns(con, table)
+    schema = schema_invariant(table, columns, contract)
+    if types:
+        broken = any(columns.get(name) != kind for name, kind in contract.items())
+    else:
+        broken = any(name not in columns for name in contract)
+    return schema, run_invariants(table, [schema]) if broken else None
+
+
 def manifest_fact(manifest: Mapping[str, Any], *path: str) -> int:
     """An integer fact of the manifest, e.g. ``manifest_fact(m, "ingest", "games")``."""
     value: object = manifest

@@ -7,27 +7,20 @@ from typing import Any
 
 import duckdb
 
-from gopat.expectations.runner import (
-    SuiteResult,
-    run_invariants,
-    schema_invariant,
-    sql_invariants,
-    table_columns,
-)
+from gopat.expectations import runner
 from gopat.transforms.tables.registry import contract
 
 TABLE = "setups"
 SCHEMA = contract(TABLE)
 
 
-def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
+def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table setups in `con` against games (its `setup_stones` and `board_size`).
 
     Every check runs in DuckDB as a violation count (expectations__setups.sql); GX asserts the counts. The
     manifest holds no fact about setups.
     """
-    columns = table_columns(con, TABLE)
-    schema = schema_invariant(TABLE, columns, SCHEMA)
-    if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
-        return run_invariants(TABLE, [schema])
-    return run_invariants(TABLE, [schema, *sql_invariants(con, "expectations__setups")])
+    schema, stopped = runner.schema_gate(con, TABLE, SCHEMA)
+    if stopped:
+        return stopped
+    return runner.run_invariants(TABLE, [schema, *runner.sql_invariants(con, "expectations__setups")])

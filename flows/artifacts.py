@@ -10,6 +10,7 @@ from uuid import UUID
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
 from gopat.effects.warehouse.layout import Layout
+from gopat.effects.warehouse.manifest import Ingest
 from gopat.effects.warehouse.open import connect_release
 from gopat.transforms.analytics.loader import sql_text
 
@@ -29,7 +30,6 @@ def summary_markdown(manifest: Mapping[str, Any], *, published: bool) -> str:
             f"**Nothing new**: no new or changed source (same inputs, code and config as the current "
             f"release), so nothing was published; release **{version}** stays current."
         )
-    balanced = ingest["files_in"] == ingest["files_ingested"] + ingest["files_rejected"]
     lines = [
         "# gopat build", "", head, "",
         "| files in | ingested | rejected | games | duplicates | release |",
@@ -37,7 +37,7 @@ def summary_markdown(manifest: Mapping[str, Any], *, published: bool) -> str:
         f"| {ingest['files_in']} | {ingest['files_ingested']} | {ingest['files_rejected']} | {ingest['games']} "
         f"| {ingest['duplicates']} | {version} |",
         "",
-        f"Ingest equation: files in = ingested + rejected {'holds' if balanced else 'is BROKEN'}.",
+        f"Ingest equations: {Ingest(**ingest).line()}.",
         "", "Sources:", "",
         *(f"- `{s['source']}` (sha256 `{s['sha256']}`)" for s in manifest["sources"]),
     ]

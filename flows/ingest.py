@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
-from itertools import islice
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,6 +19,7 @@ from gopat.effects.warehouse.manifest import Ingest
 from gopat.flows.progress import progress
 from gopat.flows.shards import shard_executor
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.checks import identifier
 from gopat.transforms.games.archives import Limits, MemberReject, iter_members
 from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.games.records import (
@@ -32,17 +31,10 @@ from gopat.transforms.games.records import (
     ingest_members,
     reject_row,
 )
+from gopat.transforms.iteration import batched
 from gopat.transforms.tables.macros import install_macros
 
 T = TypeVar("T")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    """Consecutive lists of `size` items (the last may be shorter)."""
-    iterator = iter(items)
-    while batch := list(islice(iterator, size)):
-        yield batch
 
 
 def _retry_io_only(task: Task[..., Any], task_run: TaskRun, state: State[Any]) -> bool:
@@ -66,7 +58,7 @@ def fetch_source(source: str, raw_dir: Path, expected_sha256: str | None) -> Fet
 
 def _append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
     """Append a polars frame to a DuckDB table, creating the table from the frame's schema."""
-    table = table_name(table)
+    table = identifier(table)
     con.register("chunk", frame)
     con.execute(f"CREATE TABLE IF NOT EXISTS {table} AS FROM chunk LIMIT 0")
     con.execute(f"INSERT INTO {table} FROM chunk")
@@ -187,16 +179,9 @@ def rejected_counts(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-def table_name(name: str) -> str:
-    """`name`, checked to be a plain SQL identifier (table names cannot be bind parameters)."""
-    if not _IDENTIFIER.fullmatch(name):
-        raise ValueError(f"a table name must be an identifier, got {name!r}")
-    return name
-
-
 def count_rows(con: duckdb.DuckDBPyConnection, table: str) -> int:
     """The number of rows of one of the build's tables."""
-    row = con.execute(f"SELECT count(*) FROM {table_name(table)}").fetchone()
+    row = con.execute(f"SELECT count(*) FROM {identifier(table)}").fetchone()
     assert row is not None  # an aggregate has one row
     return int(row[0])
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import itertools
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -14,25 +13,23 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from gopat.effects.parquet import merge_move_patterns, write_move_patterns
-from gopat.effects.pattern_parts import Part, sum_part, write_sample
+from gopat.effects.pattern_parts import key_sample, sum_part, write_sample
 from gopat.effects.warehouse.files import tree_bytes
 from gopat.effects.warehouse.lock import fault_point
-from gopat.flows.ingest import batched, table_name
 from gopat.flows.progress import progress
-from gopat.flows.shards import SYMMETRIES, ShardPool, extract_shard, shard_executor
-from gopat.transforms.analytics.loader import sql_text
+from gopat.flows.shards import ShardPool, extract_shard, shard_executor
+from gopat.transforms.checks import identifier
 from gopat.transforms.games.packed import GameMoves
+from gopat.transforms.iteration import batched
+from gopat.transforms.patterns.parts import Part, plan_parts
 from gopat.transforms.tables.format import FORMAT
 from gopat.transforms.tables.registry import select_list
 
-PART_KEYS = 2_000_000  # keys of the complete counts in a part, about: its sum and files fit a worker's memory
-SAMPLE_MODULUS = 64  # the keys whose hash is 0 modulo this cut the parts (pattern_parts.sql)
 SAMPLE_FILE = "sample.parquet"  # a state run's key sample, beside its part folders (docs/releases.md#build-state)
 STATE_DIR = "pattern_counts"  # the build's complete counts (a base run) in its stage (docs/releases.md#build-state)
 NEW_COUNTS_DIR = "pattern_counts_new"  # an incremental build's counts of its new games (a delta run), in its stage
@@ -130,38 +127,6 @@ def sum_parts(
         **{name: pa.array([sums[i] for sums in left.values()], type=pa.int64())
            for i, name in enumerate(("keys", "occurrence", "chosen"))},
     })
-
-
-def key_sample(con: duckdb.DuckDBPyConnection, sources: Sequence[Path]) -> pa.Table:
-    """The keys that cut parts in Parquet files `sources` (family, symmetry, key: shards, run files or run samples):
-    those whose hash is 0 modulo SAMPLE_MODULUS, distinct, in table order (pattern_parts.sql).
-
-    The sample of a set of keys depends on the set only, and the sample of samples is their union:
-    a state run keeps its sample in SAMPLE_FILE, so an incremental build plans its parts from the new
-    games' shards and the runs' samples without reading the runs.
-    """
-    con.read_parquet([str(path) for path in sources], union_by_name=True).create_view("pattern_keys", replace=True)
-    con.execute("SET VARIABLE sample_modulus = ?", [SAMPLE_MODULUS])
-    return con.sql(sql_text("pattern_parts")).to_arrow_table()
-
-
-def plan_parts(sample: pa.Table, *, families: Sequence[str]) -> list[Part]:
-    """The parts of the complete counts of `families` whose `key_sample` is `sample`, in table order.
-
-    Each family and symmetry is cut into key ranges of about PART_KEYS keys at its sampled keys: a
-    full and an incremental build over the same games cut the same parts, whatever the shards and
-    the number of workers, so they write the same files.
-    """
-    parts = []
-    for family in sorted(families):
-        for symmetry in SYMMETRIES:
-            keys = sample.filter(pc.and_(pc.equal(sample["family"], family),
-                                         pc.equal(sample["symmetry"], symmetry)))["key"].to_numpy()
-            count = max(1, -(-len(keys) * SAMPLE_MODULUS // PART_KEYS))
-            bounds: list[int | None] = [None, *(int(keys[len(keys) * i // count]) for i in range(1, count)), None]
-            ranges = itertools.pairwise(bounds)
-            parts += [Part(family, symmetry, index, lo, hi) for index, (lo, hi) in enumerate(ranges)]
-    return parts
 
 
 @task(cache_policy=NO_CACHE)
@@ -284,4 +249,4 @@ def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path], *, ta
     files = con.read_parquet([str(path) for path in paths])
     if table is not None:
         files = files.project(select_list(table, release_format=FORMAT))
-    files.create_view(table_name(name), replace=True)
+    files.create_view(identifier(name), replace=True)

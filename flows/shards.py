@@ -41,8 +41,8 @@ import pyarrow.parquet as pq
 from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.patterns.canonical import CANONICAL_SCHEMA, EVENTS_SCHEMA, canonical_events, canonical_shard
 from gopat.transforms.patterns.extract import extract
+from gopat.transforms.patterns.symmetry import SYMMETRIES
 
-SYMMETRIES = (8, 16)
 LOCAL, DASK = "local", "dask"
 SCHEDULER_SCHEMES = ("tcp://", "tls://", "ucx://", "ws://", "wss://")
 AHEAD_PER_SLOT = 2  # shards submitted and unread per worker thread: one running, one queued behind it

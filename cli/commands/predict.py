@@ -152,11 +152,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from gopat.effects.evaluation import predictor_for, read_games
+    from gopat.transforms.checks import positive
     from gopat.transforms.predict.predictor import LEVELS, RESPONSE, fit
     from gopat.transforms.predict.ranking import Weights
 
-    if args.max_games < 1:
-        raise ValueError(f"--max-games must be at least 1, got {args.max_games}")
+    positive("--max-games", args.max_games)
     if args.factors < 0:
         raise ValueError(f"--factors must be at least 0, got {args.factors}")
     names = tuple(args.levels) if args.levels else LEVELS

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gopat.transforms.checks import positive
+from gopat.transforms.patterns.symmetry import SYMMETRIES
+
 
 @dataclass(frozen=True, slots=True)
 class ReportOptions:
@@ -28,8 +31,6 @@ class ReportOptions:
     def __post_init__(self) -> None:
         for name in ("top", "rate_min_occurrence", "templates", "fuseki", "fuseki_chart", "explorer_nodes",
                      "explorer_min_games"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
-        if self.symmetry not in (8, 16):
-            raise ValueError(f"symmetry must be 8 or 16, got {self.symmetry!r}")
+            positive(name, getattr(self, name))
+        if self.symmetry not in SYMMETRIES:
+            raise ValueError(f"symmetry must be one of {SYMMETRIES}, got {self.symmetry!r}")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from gopat.effects.warehouse.files import identifier, quote, remove
+from gopat.effects.warehouse.files import quote, remove
 from gopat.effects.warehouse.layout import (
     Layout,
     current_version,
@@ -21,6 +21,7 @@ from gopat.effects.warehouse.layout import (
     versions,
 )
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.checks import identifier
 from gopat.transforms.tables.macros import install_macros
 from gopat.transforms.tables.registry import TABLES, select_list
 

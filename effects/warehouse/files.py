@@ -1,17 +1,14 @@
 """Durable file operations of the warehouse: removal by rename, fsync of files and folders, digests of folders;
-names and paths in SQL."""
+paths in SQL."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 from pathlib import Path
 
 from gopat.effects.warehouse.fetch import sha256_file
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def quote(text: str | Path) -> str:
@@ -22,16 +19,6 @@ def quote(text: str | Path) -> str:
     is a parameter.
     """
     return "'" + str(text).replace("'", "''") + "'"
-
-
-def identifier(name: str) -> str:
-    """``name`` unchanged if it is a plain SQL identifier (a table, view or schema name), else ValueError.
-
-    Identifiers cannot be bind parameters; only such names are pasted into SQL text.
-    """
-    if not _IDENTIFIER.fullmatch(name):
-        raise ValueError(f"not a plain SQL identifier: {name!r}")
-    return name
 
 
 def remove(path: Path) -> None:

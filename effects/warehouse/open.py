@@ -12,7 +12,6 @@ import duckdb
 import polars as pl
 
 from gopat.effects.warehouse.catalog import create_view
-from gopat.effects.warehouse.files import identifier
 from gopat.effects.warehouse.layout import (
     Layout,
     Manifest,
@@ -22,6 +21,7 @@ from gopat.effects.warehouse.layout import (
     resolve_version,
     table_files,
 )
+from gopat.transforms.checks import identifier
 from gopat.transforms.tables.macros import install_macros
 
 

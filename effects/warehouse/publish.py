@@ -21,10 +21,11 @@ import duckdb
 from gopat.effects.report.datadocs import write_datadocs
 from gopat.effects.warehouse.catalog import write_catalog
 from gopat.effects.warehouse.fetch import sha256_file
-from gopat.effects.warehouse.files import fsync_dir, fsync_tree, identifier, remove, tree_files
+from gopat.effects.warehouse.files import fsync_dir, fsync_tree, remove, tree_files
 from gopat.effects.warehouse.layout import FileEntry, Layout, Manifest, current_version, readable, state_runs, versions
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.verify import verify
+from gopat.transforms.checks import identifier, positive
 from gopat.transforms.tables.registry import derived_columns
 
 
@@ -53,8 +54,8 @@ def publish(
     before CURRENT switches; a run that no kept release's state lists (of releases deleted by `keep`,
     or left by a build killed before CURRENT switched) is deleted.
     """
-    if keep is not None and keep < 1:
-        raise ValueError(f"keep must be at least 1, got {keep}")
+    if keep is not None:
+        positive("keep", keep)
     layout.releases.mkdir(parents=True, exist_ok=True)
     final = layout.release_dir(version)
     created = not (final.is_dir() and not verify(layout, version))

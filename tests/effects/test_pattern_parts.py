@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gopat.effects.parquet import PATTERN_STATS_SCHEMA
-from gopat.effects.pattern_parts import LeftOut, Part, sum_part
+from gopat.effects.pattern_parts import LeftOut, sum_part
 from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, key_texts
+from gopat.transforms.patterns.parts import Part
 from tests.transforms.patterns.test_canonical import random_keys
 
 Counts = dict[tuple[str, int, int], tuple[int, int, int]]

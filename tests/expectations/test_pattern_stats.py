@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from gopat.expectations import pattern_stats, pattern_stats_keys
+from gopat.expectations import key_batches, pattern_counts_merge, pattern_stats, pattern_stats_keys
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import key_string, parse_key
 from tests.expectations.tails import tail_from_counts
@@ -159,8 +159,8 @@ def test_valid_table_passes(con: duckdb.DuckDBPyConnection, manifest: dict) -> N
 def test_many_small_batches_and_parts_give_the_same_verdicts(
     con: duckdb.DuckDBPyConnection, manifest: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pattern_stats_keys, "BATCH_ROWS", 7)
-    monkeypatch.setattr(pattern_stats_keys, "MERGE_PARTITION_ROWS", 5)  # 8 or 16 scratch tables per family
+    monkeypatch.setattr(key_batches, "BATCH_ROWS", 7)
+    monkeypatch.setattr(pattern_counts_merge, "MERGE_PARTITION_ROWS", 5)  # 8 or 16 scratch tables per family
     assert not failing(con, manifest)
     family, symmetry, key, _, _ = row_where(con, "family = 'dia13' AND symmetry = 8 AND chosen = 0")
     con.execute("INSERT INTO pattern_stats SELECT * FROM pattern_stats WHERE family = ? AND symmetry = ? AND key = ?",
@@ -282,7 +282,7 @@ def test_keys_in_order_are_unique_without_counting_duplicates(
     def duplicates(*_: object) -> None:
         raise AssertionError("duplicates counted although every key came in increasing order")
 
-    monkeypatch.setattr(pattern_stats_keys, "_duplicates", duplicates)
+    monkeypatch.setattr(pattern_counts_merge, "_duplicates", duplicates)
     monkeypatch.setattr(pattern_stats_keys, "_duplicate_texts", duplicates)
     assert not failing(con, manifest)
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gopat.expectations import pattern_stats_keys
+from gopat.expectations import key_batches, pattern_counts_merge
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.keys import key_string
 
@@ -59,7 +59,7 @@ def reference(table: dict[int, dict[int, list[int]]]) -> tuple[int, list[str]]:
 
     wrong = sorted(key for key in merged.keys() | table[16].keys() if merged.get(key) != table[16].get(key))
     examples = [f"{FAMILY} {key_string(key, N_DIGITS)}: merged 8 {text(merged, key)}; 16 {text(table[16], key)}"
-                for key in wrong[:pattern_stats_keys.SAMPLES]]
+                for key in wrong[:key_batches.SAMPLES]]
     return len(wrong), examples
 
 
@@ -80,8 +80,8 @@ def test_sorted_merge_matches_the_reference(keys: list[int], fault_list: list[tu
                                             batch_rows: int) -> None:
     table = counts_table(keys, fault_list)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pattern_stats_keys, "BATCH_ROWS", batch_rows)
-        found = pattern_stats_keys._sorted_merge_differences(connection(table), "counts", FAMILY, GROUP16)
+        patch.setattr(key_batches, "BATCH_ROWS", batch_rows)
+        found = pattern_counts_merge._sorted_merge_differences(connection(table), "counts", FAMILY, GROUP16)
     assert found == reference(table)
 
 
@@ -93,8 +93,8 @@ def test_keys_out_of_order_fall_back_to_the_scratch_tables(keys: list[int],
     con = connection(table, shuffled=True)
     out_of_order = any(len(table[symmetry]) > 1 for symmetry in (8, 16))
     if out_of_order:
-        assert pattern_stats_keys._sorted_merge_differences(con, "counts", FAMILY, GROUP16) is None
-    tallies = {i.name: i for i in pattern_stats_keys.complete_count_invariants(con, "counts")}
+        assert pattern_counts_merge._sorted_merge_differences(con, "counts", FAMILY, GROUP16) is None
+    tallies = {i.name: i for i in pattern_counts_merge.complete_count_invariants(con, "counts")}
     differences, examples = reference(table)
     assert tallies["complete_counts_key_unique"].violations == 0
     assert (tallies[MERGE].violations, tallies[MERGE].evidence) == (differences, "e.g. " + "; ".join(examples)

@@ -21,6 +21,7 @@ from gopat.expectations.runner import (
     manifest_fact,
     run_invariants,
     run_suite,
+    schema_gate,
     schema_invariant,
     sql_invariant,
     table_columns,
@@ -200,3 +201,15 @@ def test_every_published_table_has_the_suite_the_registry_names() -> None:
     assert sorted(SUITES) == sorted(TABLES)
     for name, suite in SUITES.items():
         assert f"expectations/{suite.__module__.rsplit('.', 1)[1]}.py" == TABLES[name].suite
+
+
+def test_schema_gate_stops_a_suite_on_a_missing_column_and_with_types_on_another_type() -> None:
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (a INTEGER, b VARCHAR)")
+    schema, stopped = schema_gate(con, "t", {"a": "INTEGER", "b": "VARCHAR"})
+    assert schema.violations == 0 and stopped is None
+    schema, stopped = schema_gate(con, "t", {"a": "BIGINT", "b": "VARCHAR"})
+    assert schema.evidence == "a is INTEGER, not BIGINT" and stopped is not None and not stopped.success
+    assert schema_gate(con, "t", {"a": "BIGINT", "b": "VARCHAR"}, types=False)[1] is None
+    schema, stopped = schema_gate(con, "t", {"a": "INTEGER", "c": "VARCHAR"}, types=False)
+    assert "missing c" in schema.evidence and stopped is not None and not stopped.success

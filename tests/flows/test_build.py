@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from gopat.cli.main import main
-from gopat.effects.pattern_parts import Part, write_sample
+from gopat.effects.pattern_parts import key_sample, write_sample
 from gopat.effects.warehouse.files import tree_digest, tree_files
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files, versions
 from gopat.flows import patterns as pattern_tasks
@@ -28,8 +28,10 @@ from gopat.flows.build import PUBLISHED
 from gopat.flows.shards import ShardPool, extract_shard, shard_executor
 from gopat.transforms.games.archives import iter_members
 from gopat.transforms.games.records import ingest_members
+from gopat.transforms.patterns import parts as part_plan
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES as ALL_FAMILIES
+from gopat.transforms.patterns.parts import Part
 from tests.effects.warehouse.releases import catalog_views, publish_tables, sha256
 from tests.expectations.tails import left_out
 from tests.flows.archives import tiny_members, write_archive
@@ -218,13 +220,13 @@ def rows(folder: Path) -> list[tuple]:
 
 def sample(sources: list[Path]) -> pa.Table:
     with duckdb.connect() as con:
-        return pattern_tasks.key_sample(con, sources)
+        return key_sample(con, sources)
 
 
 def plan(sources: list[Path], *, part_keys: int = FEW_KEYS) -> list[Part]:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pattern_tasks, "PART_KEYS", part_keys)
-        return pattern_tasks.plan_parts(sample(sources), families=DEFAULT_FAMILIES)
+        patch.setattr(part_plan, "PART_KEYS", part_keys)
+        return part_plan.plan_parts(sample(sources), families=DEFAULT_FAMILIES)
 
 
 @pytest.fixture(scope="module")
@@ -267,7 +269,7 @@ def test_many_parts_hold_the_rows_of_one(
     stage: Path, pool: ShardPool, whole: tuple[list[Part], Path, Path, pa.Table], tmp_path: Path
 ) -> None:
     shards = sorted((stage / "patterns").glob("*.parquet"))
-    one = plan(shards, part_keys=pattern_tasks.PART_KEYS)
+    one = plan(shards, part_keys=part_plan.PART_KEYS)
     assert len(one) == 2 * len(DEFAULT_FAMILIES)  # one a family and symmetry
     parts, state, published, _ = whole
     assert len(parts) > 2 * len(one)

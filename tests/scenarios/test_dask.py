@@ -13,11 +13,11 @@ import pytest
 from distributed import Client, LocalCluster
 
 from gopat.effects.warehouse.layout import manifest_tables
-from gopat.flows import patterns
 from gopat.flows.build import build_release
 from gopat.flows.shards import extract_shard, shard_executor
 from gopat.transforms.games.archives import Limits, MemberReject, iter_members
 from gopat.transforms.games.records import ingest_members
+from gopat.transforms.patterns import parts
 
 FAMILIES = ("d12", "sq3", "blk4")  # blk4 also merges its `result` masks across shards
 SHARD = 50  # 200 games -> 4 ingest shards and 4 extraction shards
@@ -47,7 +47,7 @@ def releases(
 ) -> dict[str, tuple[dict, float]]:
     """tiny.tar.gz built with the default runner and one process, and on the Dask cluster by address."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(patterns, "PART_KEYS", PART_KEYS)
+        patch.setattr(parts, "PART_KEYS", PART_KEYS)
         local = _build(tiny_archive, tmp_path_factory.mktemp("local"), workers=1)
         dask = _build(tiny_archive, tmp_path_factory.mktemp("dask"), workers=2, runner=cluster.scheduler_address)
     return {"local": local, "dask": dask}

@@ -8,7 +8,8 @@ from collections import Counter
 import duckdb
 import polars as pl
 
-from gopat.transforms.analytics.loader import positive, run
+from gopat.transforms.analytics.loader import run
+from gopat.transforms.checks import positive
 from gopat.transforms.patterns.keys import square_points
 from gopat.transforms.patterns.symmetry import d4_point_images
 

@@ -14,9 +14,3 @@ def sql_text(name: str) -> str:
 
 def run(con: duckdb.DuckDBPyConnection, name: str) -> None:
     con.execute(sql_text(name))
-
-
-def positive(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return value

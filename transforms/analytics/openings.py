@@ -6,7 +6,8 @@ from typing import Any
 
 import duckdb
 
-from gopat.transforms.analytics.loader import positive, run, sql_text
+from gopat.transforms.analytics.loader import run, sql_text
+from gopat.transforms.checks import positive
 
 
 def _opening_games(con: duckdb.DuckDBPyConnection, moves: int) -> None:

@@ -11,6 +11,7 @@ import pyarrow as pa
 from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.render import digit_text_matrix
+from gopat.transforms.patterns.symmetry import SYMMETRIES
 from gopat.transforms.tables.registry import TABLES
 
 EVENTS_SCHEMA = TABLES["move_patterns"].stored  # the rows of move_patterns (docs/releases.md#move_patterns)
@@ -94,7 +95,7 @@ def _firsts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys[starts], starts
 
 
-def canonical_shard(raw: pl.DataFrame, *, symmetries: tuple[int, ...] = (8, 16)) -> pl.DataFrame:
+def canonical_shard(raw: pl.DataFrame, *, symmetries: tuple[int, ...] = SYMMETRIES) -> pl.DataFrame:
     """Raw counts of a shard (family, key, occurrence, chosen, result) summed per family, symmetry
     and canonical key, so that shards merge by plain sums.
 

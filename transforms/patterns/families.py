@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gopat.transforms.checks import positive
 from gopat.transforms.patterns.keys import BLOCK4_POINTS, DIAMOND13_POINTS, KeyLayout, square_points
-from gopat.transforms.patterns.symmetry import Group, square_group
+from gopat.transforms.patterns.symmetry import SYMMETRIES, Group, square_group
 
 ANCHORS = ("last_move", "candidate", "block")
 LIBERTY_ANCHORS = ("last_move", "candidate")
@@ -72,9 +73,9 @@ class Family:
 
     def group(self, symmetries: int) -> Group:
         """The family's symmetry group: 8 = the square's symmetries, 16 = with colour swap."""
-        if symmetries not in (8, 16):
-            raise ValueError(f"symmetries must be 8 or 16, got {symmetries!r}")
-        return square_group(self.layout, colour_swap=symmetries == 16)
+        if symmetries not in SYMMETRIES:
+            raise ValueError(f"symmetries must be one of {SYMMETRIES}, got {symmetries!r}")
+        return square_group(self.layout, colour_swap=symmetries == SYMMETRIES[1])
 
 
 def gridcular_points(distance: int) -> tuple[tuple[float, float], ...]:
@@ -144,8 +145,7 @@ def min_occurrence(families: Sequence[str], given: Mapping[str, int]) -> dict[st
         raise ValueError(f"min_occurrence for families not built: {unknown}")
     thresholds = {name: given.get(name, DEFAULT_MIN_OCCURRENCE.get(name, 1)) for name in sorted(families)}
     for name, value in thresholds.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"min_occurrence of {name} must be a positive int, got {value!r}")
+        positive(f"min_occurrence of {name}", value)
         if name in COMPLETE_FAMILIES and value != 1:
             raise ValueError(f"{name} is published with every key: its min_occurrence must be 1, got {value}")
     return thresholds

@@ -5,6 +5,8 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gopat.transforms.checks import positive
+
 MAX_DIGITS = 31
 PLANE_NAMES = ("stone", "liberty")
 
@@ -32,8 +34,7 @@ DIAMOND13_POINTS: tuple[tuple[float, float], ...] = (
 
 def square_points(size: int) -> tuple[tuple[float, float], ...]:
     """(row, col) of a ``size`` x ``size`` square, row by row from the top left, origin (0, 0)."""
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise ValueError(f"square size must be a positive int, got {size!r}")
+    positive("square size", size)
     return tuple((float(r), float(c)) for r in range(size) for c in range(size))
 
 

@@ -14,6 +14,10 @@ _SWAP_MAP = (0, 2, 1, 3)
 _MAX_ORDER = 1024
 _BYTE_VALUES = np.arange(256, dtype=np.int64)
 
+SQUARE_SYMMETRIES = 8  # the order of D4, the rotations and reflections of the square (and of the board)
+# The symmetry groups of published pattern keys, by order: D4, and D4 times the colour swap (docs/symmetry.md).
+SYMMETRIES = (SQUARE_SYMMETRIES, 2 * SQUARE_SYMMETRIES)
+
 
 @dataclass(frozen=True, slots=True)
 class Element:
@@ -74,6 +78,14 @@ class Element:
         return Element(tuple(inv), tuple(maps))
 
 
+def _key_length(elements: Sequence[Element], name: str) -> int:
+    """The number of digit positions every one of `elements` (`name` in the error) acts on."""
+    n_digits = elements[0].n_digits
+    if any(e.n_digits != n_digits for e in elements):
+        raise ValueError(f"all {name} must act on the same key length")
+    return n_digits
+
+
 def _byte_tables(element: Element) -> np.ndarray:
     """Tables ``t[c, b]``: the image bits contributed by byte ``c`` (bits 8c..8c+7) of a key equal to ``b``.
 
@@ -122,9 +134,7 @@ class Group:
         elements = tuple(elements)
         if not elements:
             raise ValueError("a group needs at least the identity")
-        n_digits = elements[0].n_digits
-        if any(e.n_digits != n_digits for e in elements):
-            raise ValueError("all elements must act on the same key length")
+        n_digits = _key_length(elements, "elements")
         if elements[0] != Element.identity(n_digits):
             raise ValueError("the first element must be the identity")
         members = set(elements)
@@ -146,9 +156,7 @@ class Group:
         generators = tuple(generators)
         if not generators:
             raise ValueError("at least one generator is needed")
-        n_digits = generators[0].n_digits
-        if any(g.n_digits != n_digits for g in generators):
-            raise ValueError("all generators must act on the same key length")
+        n_digits = _key_length(generators, "generators")
         identity = Element.identity(n_digits)
         elements = [identity]
         seen = {identity}
@@ -327,7 +335,7 @@ def square_group(layout: KeyLayout, *, colour_swap: bool) -> Group:
     if colour_swap:
         generators.append(_colour_swap_element(layout))
     group = Group.from_generators(generators)
-    expected = 16 if colour_swap else 8
+    expected = SYMMETRIES[1] if colour_swap else SYMMETRIES[0]
     if group.order != expected:
         raise ValueError(f"the layout's symmetry group has {group.order} elements, expected {expected}")
     return group

@@ -9,12 +9,13 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from gopat.transforms.analytics.loader import positive, run, sql_text
+from gopat.transforms.analytics.loader import run, sql_text
+from gopat.transforms.checks import positive
 from gopat.transforms.kernels import kernel
 from gopat.transforms.patterns.canonical import key_strings
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.render import SYMBOLS
-from gopat.transforms.patterns.symmetry import Group
+from gopat.transforms.patterns.symmetry import SYMMETRIES, Group
 from gopat.transforms.tables.macros import install_macros
 
 # Template cells: the key digits '0' empty, '1' black, '2' white, '3' off-board, then the wildcards
@@ -225,7 +226,7 @@ def build_dont_care_templates(
     positive("min_occurrence", min_occurrence)
     if isinstance(families, str) or len(set(families)) != len(families):
         raise ValueError("families must be a sequence of distinct family names")
-    groups = {(family, symmetry): template_group(family, symmetry) for family in families for symmetry in (8, 16)}
+    groups = {(family, symmetry): template_group(family, symmetry) for family in families for symmetry in SYMMETRIES}
     con.execute("SET VARIABLE template_min_occurrence = ?", [min_occurrence])
     install_macros(con)  # the diagram column (transforms/tables/registry.py)
     run(con, "dont_care_templates__init")

@@ -3,15 +3,12 @@ a connection or an attached database."""
 
 from __future__ import annotations
 
-import re
-
 import duckdb
 
 from gopat.transforms.analytics.loader import sql_text
+from gopat.transforms.checks import identifier
 from gopat.transforms.patterns.families import FAMILIES
 from gopat.transforms.patterns.render import diagram_cells
-
-_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
 def layout_macros() -> list[str]:
@@ -20,8 +17,7 @@ def layout_macros() -> list[str]:
     (transforms/patterns/render.py diagram_cells). Two macros, so that counting stones builds no list."""
     stones, diagrams = [], []
     for name, family in FAMILIES.items():
-        if not _NAME.fullmatch(name):
-            raise ValueError(f"family name {name!r} is not a plain lower-case name")
+        identifier(name)
         stones.append(f"    WHEN '{name}' THEN {len(family.layout.points)}")
         diagrams.append(f"    WHEN '{name}' THEN {diagram_cells(name)}")
     return [f"CREATE OR REPLACE MACRO {macro}(family) AS CASE family\n" + "\n".join(branches) + "\nEND"

@@ -71,7 +71,7 @@ def test_retention_keeps_the_newest_releases_and_the_catalog_only_those(layout: 
     assert sorted(catalog_views(layout.root)) == ["current.games", "current.moves", "v3.games", "v3.moves",
                                                   "v4.games", "v4.moves"]
     assert [p.name for p in layout.releases.iterdir() if p.name.startswith(".")] == []
-    with pytest.raises(ValueError, match="keep must be at least 1"):
+    with pytest.raises(ValueError, match="keep must be a positive int, got 0"):
         publish_tables(layout, games=1, content="f" * 12, keep=0)
 
 

@@ -148,6 +148,14 @@ def test_group_constructor_checks_closure():
     assert Group.from_generators([swap01, swap12]).order == 6
 
 
+def test_elements_and_generators_must_act_on_one_key_length():
+    two, three = Element.identity(2), Element((1, 0, 2), ((0, 1, 2, 3),) * 3)
+    with pytest.raises(ValueError, match=r"^all elements must act on the same key length$"):
+        Group((two, three))
+    with pytest.raises(ValueError, match=r"^all generators must act on the same key length$"):
+        Group.from_generators([two, three])
+
+
 # --- group axioms and canonical keys (hypothesis) -----------------------------------------------
 
 

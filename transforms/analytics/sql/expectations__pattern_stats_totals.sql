@@ -1,5 +1,5 @@
 -- pattern_stats suite: rows, sum(occurrence) and sum(chosen) of table $source (pattern_stats or complete counts) per
--- family and symmetry (8 or 16).
+-- family and symmetry of $symmetries (the groups, 8 and 16).
 SELECT
     family,
     symmetry,
@@ -7,5 +7,5 @@ SELECT
     coalesce(sum(occurrence), 0) AS occurrence,
     coalesce(sum(chosen), 0) AS chosen
 FROM query_table($source)
-WHERE family IS NOT NULL AND symmetry IN (8, 16)
+WHERE family IS NOT NULL AND list_contains($symmetries, symmetry)
 GROUP BY ALL
