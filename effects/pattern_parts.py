@@ -3,7 +3,7 @@ runner (flows/shards.py): its file of the build state's run and its file of patt
 (docs/releases.md#parts).
 
 A part reads its inputs by path, the extraction shards, summed in a DuckDB of its own (one thread,
-pattern_counts.sql), or the files of the state's runs, merged (canonical.py summed_runs), and
+models/pattern_counts.sql), or the files of the state's runs, merged (canonical.py summed_runs), and
 writes its files, so parts run side by side in worker processes and no row passes through the
 flow. The same part of the same counts gives the same bytes, whoever sums it and how.
 """
@@ -82,7 +82,7 @@ def sum_part(
 
 
 def _summed(part: Part, inputs: Sequence[Path]) -> pa.Table:
-    """pattern_counts.sql over `inputs`: the counts of `part`, summed per key."""
+    """models/pattern_counts.sql over `inputs`: the counts of `part`, summed per key."""
     con = duckdb.connect(config={"threads": 1, "memory_limit": PART_MEMORY})
     try:
         con.execute("SET enable_progress_bar = false")  # a session option; a part's queries are short
@@ -91,7 +91,7 @@ def _summed(part: Part, inputs: Sequence[Path]) -> pa.Table:
             "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
             [part.family, part.symmetry, part.lo, part.hi],
         )
-        counts = con.sql(sql_text("pattern_counts")).to_arrow_table()
+        counts = con.sql(sql_text("models/pattern_counts")).to_arrow_table()
     finally:
         con.close()
     return counts.select(PATTERN_COUNTS_SCHEMA.names).cast(PATTERN_COUNTS_SCHEMA).combine_chunks()

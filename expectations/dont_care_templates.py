@@ -45,7 +45,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(name not in columns for name in SCHEMA):
         return run_invariants(TABLE, [schema])
-    invariants = [schema, *sql_invariants(con, "expectations__dont_care_templates")]
+    invariants = [schema, *sql_invariants(con, "checks/dont_care_templates")]
     invariants += _template_invariants(con)
     frame = con.sql("SELECT family, symmetry, template, patterns, occurrence FROM dont_care_templates").df()
     return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations())])

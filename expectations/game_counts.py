@@ -41,8 +41,8 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(name not in columns for name in SCHEMA):
         return run_invariants(TABLE, [schema])
-    invariants = [schema, *sql_invariants(con, "expectations__game_counts")]
-    rows = con.execute(sql_text("expectations__game_counts_exact")).fetchall()
+    invariants = [schema, *sql_invariants(con, "checks/game_counts")]
+    rows = con.execute(sql_text("checks/game_counts_exact")).fetchall()
     invariants += _exact_invariants(rows)
     frame = con.sql("SELECT board_size, moves, sequences_approx, positions_approx FROM game_counts").df()
     return combine(TABLE, [run_invariants(TABLE, invariants), run_suite(TABLE, frame, _expectations())])

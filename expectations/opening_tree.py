@@ -36,7 +36,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
 
     Every node's edges carry all its games and every node's games arrive through edges from the
     depth above; nodes, moves and children are rechecked against the 8 symmetries in DuckDB
-    (expectations__opening_tree.sql). When table fuseki exists with the same number of moves, the
+    (checks/opening_tree.sql). When table fuseki exists with the same number of moves, the
     leaves' counts must equal its position counts. GX asserts every violation count is 0.
     """
     games = manifest_fact(manifest, "ingest", "games")
@@ -45,8 +45,8 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     if any(name not in columns for name in SCHEMA):
         return run_invariants(TABLE, [schema])
     moves = load_opening_games(con, TABLE, manifest)
-    con.execute(sql_text("expectations__opening_tree_frames"))
-    checks = sql_checks("expectations__opening_tree")
+    con.execute(sql_text("checks/opening_tree_frames"))
+    checks = sql_checks("checks/opening_tree")
     leaves = checks.pop(LEAVES_MATCH_FUSEKI)
     try:
         invariants = [schema, *(sql_invariant(con, name, query) for name, query in checks.items())]

@@ -27,7 +27,7 @@ SCHEMA = contract(TABLE)
 def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table pattern_tail in `con` against the manifest's families and config.min_occurrence.
 
-    Every check runs in DuckDB as a violation count (expectations__pattern_tail.sql): one row per
+    Every check runs in DuckDB as a violation count (checks/pattern_tail.sql): one row per
     family of the build and symmetry 8 and 16, with the family's threshold; counts that keys seen
     fewer than `min_occurrence` times can have (a threshold of 1 leaves nothing out).
     """
@@ -41,5 +41,5 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
         return run_invariants(TABLE, [schema])
     return run_invariants(TABLE, [
-        schema, *sql_invariants(con, "expectations__pattern_tail", params={"built": built, "thresholds": thresholds}),
+        schema, *sql_invariants(con, "checks/pattern_tail", params={"built": built, "thresholds": thresholds}),
     ])

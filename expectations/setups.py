@@ -23,11 +23,11 @@ SCHEMA = contract(TABLE)
 def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> SuiteResult:
     """Validate table setups in `con` against games (its `setup_stones` and `board_size`).
 
-    Every check runs in DuckDB as a violation count (expectations__setups.sql); GX asserts the counts. The
+    Every check runs in DuckDB as a violation count (checks/setups.sql); GX asserts the counts. The
     manifest holds no fact about setups.
     """
     columns = table_columns(con, TABLE)
     schema = schema_invariant(TABLE, columns, SCHEMA)
     if any(columns.get(name) != kind for name, kind in SCHEMA.items()):
         return run_invariants(TABLE, [schema])
-    return run_invariants(TABLE, [schema, *sql_invariants(con, "expectations__setups")])
+    return run_invariants(TABLE, [schema, *sql_invariants(con, "checks/setups")])

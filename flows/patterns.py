@@ -32,7 +32,7 @@ from gopat.transforms.tables.format import FORMAT
 from gopat.transforms.tables.registry import select_list
 
 PART_KEYS = 2_000_000  # keys of the complete counts in a part, about: its sum and files fit a worker's memory
-SAMPLE_MODULUS = 64  # the keys whose hash is 0 modulo this cut the parts (pattern_parts.sql)
+SAMPLE_MODULUS = 64  # the keys whose hash is 0 modulo this cut the parts (steps/pattern_parts.sql)
 SAMPLE_FILE = "sample.parquet"  # a state run's key sample, beside its part folders (docs/releases.md#build-state)
 STATE_DIR = "pattern_counts"  # the build's complete counts (a base run) in its stage (docs/releases.md#build-state)
 NEW_COUNTS_DIR = "pattern_counts_new"  # an incremental build's counts of its new games (a delta run), in its stage
@@ -134,7 +134,7 @@ def sum_parts(
 
 def key_sample(con: duckdb.DuckDBPyConnection, sources: Sequence[Path]) -> pa.Table:
     """The keys that cut parts in Parquet files `sources` (family, symmetry, key: shards, run files or run samples):
-    those whose hash is 0 modulo SAMPLE_MODULUS, distinct, in table order (pattern_parts.sql).
+    those whose hash is 0 modulo SAMPLE_MODULUS, distinct, in table order (steps/pattern_parts.sql).
 
     The sample of a set of keys depends on the set only, and the sample of samples is their union:
     a state run keeps its sample in SAMPLE_FILE, so an incremental build plans its parts from the new
@@ -142,7 +142,7 @@ def key_sample(con: duckdb.DuckDBPyConnection, sources: Sequence[Path]) -> pa.Ta
     """
     con.read_parquet([str(path) for path in sources], union_by_name=True).create_view("pattern_keys", replace=True)
     con.execute("SET VARIABLE sample_modulus = ?", [SAMPLE_MODULUS])
-    return con.sql(sql_text("pattern_parts")).to_arrow_table()
+    return con.sql(sql_text("steps/pattern_parts")).to_arrow_table()
 
 
 def plan_parts(sample: pa.Table, *, families: Sequence[str]) -> list[Part]:
