@@ -10,6 +10,7 @@ import duckdb
 import pytest
 
 from gopat.transforms.analytics.loader import run, sql_text
+from gopat.transforms.tables.registry import TABLES
 
 REPO = Path(__file__).resolve().parents[3]
 ROOT = REPO / "transforms" / "analytics" / "sql"
@@ -64,3 +65,10 @@ def test_every_sql_file_is_named_by_some_code() -> None:
     files = {path.relative_to(ROOT).with_suffix("").as_posix() for path in ROOT.rglob("*.sql")}
     assert len(files) > 60
     assert sorted(files - named_paths().keys()) == [], "dead SQL: no caller names these files"
+
+
+def test_the_registry_names_models_that_are_files() -> None:
+    models = {table.name: table.model for table in TABLES.values() if table.model.endswith(".sql")}
+    assert len(models) >= 10
+    assert {name: model for name, model in models.items()
+            if not (model.startswith("transforms/analytics/sql/models/") and (REPO / model).is_file())} == {}
