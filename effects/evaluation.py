@@ -51,7 +51,7 @@ def release_families(layout: Layout, version: str) -> list[str]:
 def opening_book(con: duckdb.DuckDBPyConnection, release_dir: Path) -> Book:
     """The opening book of a release's games: the first BOOK_MOVES moves of its 19x19 games without setup stones."""
     frame = con.sql(
-        sql_text("evaluation__book_moves"),
+        sql_text("evaluation/book_moves"),
         params=[str(release_dir / "moves.parquet"), str(release_dir / "games.parquet"), BOOK_SIZE, BOOK_MOVES],
     ).pl()
     moves = np.stack([np.where(frame["colour"].to_numpy() == "B", BLACK, WHITE), frame["row"].to_numpy(),
@@ -77,8 +77,8 @@ def predictor_for(layout: Layout, version: str, *, weights: Weights | None = Non
     params = [[str(path.resolve()) for path in parts], list(needed)]
     with duckdb.connect() as con:
         book = opening_book(con, layout.release_dir(version).resolve())
-        rows = con.sql(sql_text("evaluation__pattern_count"), params=params).fetchall()[0][0]
-        batches = con.sql(sql_text("evaluation__patterns"), params=params).to_arrow_reader(1_000_000)
+        rows = con.sql(sql_text("evaluation/pattern_count"), params=params).fetchall()[0][0]
+        batches = con.sql(sql_text("evaluation/patterns"), params=params).to_arrow_reader(1_000_000)
         return load_predictor(_frames(batches), weights=weights, rows=rows, book=book)
 
 

@@ -3,7 +3,7 @@ runner (flows/shards.py): its file of the build state's run and its file of patt
 (docs/releases.md#parts).
 
 A part reads its inputs by path, the extraction shards, summed in a DuckDB of its own (one thread,
-pattern_counts.sql), or the files of the state's runs, merged (canonical.py summed_runs), and
+models/pattern_counts.sql), or the files of the state's runs, merged (canonical.py summed_runs), and
 writes its files, so parts run side by side in worker processes and no row passes through the
 flow. The same part of the same counts gives the same bytes, whoever sums it and how.
 """
@@ -67,7 +67,7 @@ def sum_part(
 
 
 def _summed(part: Part, inputs: Sequence[Path]) -> pa.Table:
-    """pattern_counts.sql over `inputs`: the counts of `part`, summed per key."""
+    """models/pattern_counts.sql over `inputs`: the counts of `part`, summed per key."""
     con = duckdb.connect(config={"threads": 1, "memory_limit": PART_MEMORY})
     try:
         con.execute("SET enable_progress_bar = false")  # a session option; a part's queries are short
@@ -76,7 +76,7 @@ def _summed(part: Part, inputs: Sequence[Path]) -> pa.Table:
             "SET VARIABLE summed_part = {'family': ?, 'symmetry': ?, 'lo': ?::BIGINT, 'hi': ?::BIGINT}",
             [part.family, part.symmetry, part.lo, part.hi],
         )
-        counts = con.sql(sql_text("pattern_counts")).to_arrow_table()
+        counts = con.sql(sql_text("models/pattern_counts")).to_arrow_table()
     finally:
         con.close()
     return counts.select(PATTERN_COUNTS_SCHEMA.names).cast(PATTERN_COUNTS_SCHEMA).combine_chunks()
@@ -103,7 +103,7 @@ def key_sample(con: duckdb.DuckDBPyConnection, sources: Sequence[Path]) -> pa.Ta
     """
     con.read_parquet([str(path) for path in sources], union_by_name=True).create_view("pattern_keys", replace=True)
     con.execute("SET VARIABLE sample_modulus = ?", [SAMPLE_MODULUS])
-    return con.sql(sql_text("pattern_parts")).to_arrow_table()
+    return con.sql(sql_text("steps/pattern_parts")).to_arrow_table()
 
 
 def write_sample(path: Path, sample: pa.Table) -> None:

@@ -65,8 +65,8 @@ def build_index(layout: Layout, version: str, path: Path) -> None:
     """Replay every game of the release into events and write them to `path` atomically (a hidden folder, renamed)."""
     con, _ = connect_release(layout.root, version)
     try:
-        games = con.sql(sql_text("search__games")).pl()
-        moves = con.sql(sql_text("search__moves")).fetchnumpy()
+        games = con.sql(sql_text("search/games")).pl()
+        moves = con.sql(sql_text("search/moves")).fetchnumpy()
         setups = _setups(con, version, games)
     finally:
         con.close()
@@ -105,7 +105,7 @@ def _setups(con: duckdb.DuckDBPyConnection, version: str, games: pl.DataFrame) -
             raise ValueError(f"release {version}: {expected} setup stones but no setups table (a release built before "
                              "it was published); rebuild it to search it")
         return np.zeros((0, 3), np.int64)
-    stones = con.sql(sql_text("search__setups")).fetchnumpy()
+    stones = con.sql(sql_text("search/setups")).fetchnumpy()
     if len(stones["colour"]) != expected:
         raise ValueError(f"release {version}: setups has {len(stones['colour'])} rows, games count {expected}")
     return np.stack([stones["colour"], stones["row"], stones["col"]], axis=1).astype(np.int64)

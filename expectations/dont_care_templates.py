@@ -35,7 +35,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     schema, stopped = runner.schema_gate(con, TABLE, SCHEMA, types=False)
     if stopped:
         return stopped
-    invariants = [schema, *runner.sql_invariants(con, "expectations__dont_care_templates")]
+    invariants = [schema, *runner.sql_invariants(con, "checks/dont_care_templates")]
     invariants += _template_invariants(con)
     frame = con.sql("SELECT family, symmetry, template, patterns, occurrence FROM dont_care_templates").df()
     return runner.combine(

@@ -18,8 +18,8 @@ POSITION_RE = r"^B:(?:[a-s]{2}(?: [a-s]{2})*)?\|W:(?:[a-s]{2}(?: [a-s]{2})*)?$"
 
 
 def load_opening_games(con: duckdb.DuckDBPyConnection, table: str, manifest: Mapping[str, Any]) -> int | None:
-    """Create temp.opening_games (fuseki__games.sql) for the build's number of opening moves; return it (None: not
-    known and the table empty).
+    """Create temp.opening_games (models/opening_games.sql) for the build's number of opening moves; return it (None:
+    not known and the table empty).
 
     The number is the manifest's `config.fuseki_moves`, else the largest `moves` of `table` (one of the module
     constants `fuseki` or `opening_tree`, never user input): a build whose games are all shorter than the
@@ -29,16 +29,16 @@ def load_opening_games(con: duckdb.DuckDBPyConnection, table: str, manifest: Map
     if moves is None:
         moves = con.execute(f"SELECT max(moves) FROM {table}").fetchall()[0][0]
     con.execute("SET VARIABLE opening_moves = ?", [moves or 1])
-    con.execute(sql_text("fuseki__d4"))
-    con.execute(sql_text("fuseki__games"))
+    con.execute(sql_text("macros/d4"))
+    con.execute(sql_text("models/opening_games"))
     return None if moves is None else int(moves)
 
 
 def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table fuseki in `con` (with the games and moves it was built from).
 
-    Canonical forms are rechecked against all 8 symmetries in DuckDB (expectations__fuseki.sql); the games counted are
-    rechecked against the opening games of the `games` and `moves` tables (fuseki__games.sql
+    Canonical forms are rechecked against all 8 symmetries in DuckDB (checks/fuseki.sql); the games counted are
+    rechecked against the opening games of the `games` and `moves` tables (models/opening_games.sql
     with the build's number of opening moves) and the manifest's game count. GX asserts every violation count is 0.
     """
     games = runner.manifest_fact(manifest, "ingest", "games")
@@ -47,7 +47,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
         return stopped
     load_opening_games(con, TABLE, manifest)
     try:
-        invariants = [schema, *runner.sql_invariants(con, "expectations__fuseki")]
+        invariants = [schema, *runner.sql_invariants(con, "checks/fuseki")]
     finally:
         con.execute("DROP TABLE IF EXISTS temp.opening_games")
     counted = con.execute("SELECT coalesce(sum(games), 0) FROM fuseki WHERE kind = 'sequence'").fetchall()[0][0]

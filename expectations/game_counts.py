@@ -31,8 +31,8 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     schema, stopped = runner.schema_gate(con, TABLE, SCHEMA, types=False)
     if stopped:
         return stopped
-    invariants = [schema, *runner.sql_invariants(con, "expectations__game_counts")]
-    rows = con.execute(sql_text("expectations__game_counts_exact")).fetchall()
+    invariants = [schema, *runner.sql_invariants(con, "checks/game_counts")]
+    rows = con.execute(sql_text("checks/game_counts_exact")).fetchall()
     invariants += _exact_invariants(rows)
     frame = con.sql("SELECT board_size, moves, sequences_approx, positions_approx FROM game_counts").df()
     return runner.combine(

@@ -72,7 +72,7 @@ def _expectations(ingest: Mapping[str, int]) -> list[e.Expectation]:
 
 
 def _invariants(con: duckdb.DuckDBPyConnection, ingest: Mapping[str, int]) -> list[runner.Invariant]:
-    """Row and table invariants computed in DuckDB (expectations__games.sql), plus the manifest's ingest arithmetic."""
+    """Row and table invariants computed in DuckDB (checks/games.sql), plus the manifest's ingest arithmetic."""
     files_in, ingested, rejected = ingest["files_in"], ingest["files_ingested"], ingest["files_rejected"]
     counts = ", ".join(f"{name}={value}" for name, value in ingest.items())
     trees = ingest["trees_in"] - ingest["games"] - ingest["duplicates"] - ingest["trees_rejected"]
@@ -87,7 +87,7 @@ def _invariants(con: duckdb.DuckDBPyConnection, ingest: Mapping[str, int]) -> li
         ),
         *runner.sql_invariants(
             con,
-            "expectations__games",
+            "checks/games",
             params={"files_ingested": ingested, "min_moves": MIN_COMPARED_MOVES},
             evidence={"game_members_within_files_ingested": f"files_ingested={ingested}"},
         ),

@@ -47,7 +47,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     return runner.run_invariants(TABLE, [
         schema,
         _chosen_events(con, chosen_events),
-        *runner.sql_invariants(con, "expectations__move_patterns", params=params, evidence={
+        *runner.sql_invariants(con, "checks/move_patterns", params=params, evidence={
             "rows_per_family_equal_the_board_moves_counted": "family, expected rows, rows",
             "key_counts_equal_pattern_stats_chosen": "family, symmetry, key, rows, pattern_stats chosen",
             "rows_of_unpublished_keys_equal_pattern_tail_chosen": "family, symmetry, rows, pattern_tail chosen",
@@ -74,7 +74,7 @@ def _canonical_keys(con: duckdb.DuckDBPyConnection) -> runner.Invariant:
     is key8's canonical key under the group of 16."""
     problems: list[str] = []
     count = 0
-    reader = con.sql(sql_text("expectations__move_patterns_keys")).to_arrow_reader(KEY_BATCH_ROWS)
+    reader = con.sql(sql_text("checks/move_patterns_keys")).to_arrow_reader(KEY_BATCH_ROWS)
     for batch in reader:
         for family in sorted(set(batch.column("family").to_pylist()) & FAMILIES.keys()):
             rows = batch.filter(batch.column("family").to_numpy(zero_copy_only=False) == family)

@@ -33,12 +33,12 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
 
 
 def _invariants(con: duckdb.DuckDBPyConnection) -> list[runner.Invariant]:
-    """Row invariants of moves as DuckDB queries that return the violating rows (expectations__moves.sql)."""
-    con.execute(sql_text("expectations__moves_per_game"))
+    """Row invariants of moves as DuckDB queries that return the violating rows (checks/moves.sql)."""
+    con.execute(sql_text("checks/moves_per_game"))
     try:
         return runner.sql_invariants(
             con,
-            "expectations__moves",
+            "checks/moves",
             evidence={
                 "game_id_move_number_unique": "game_id, rows, distinct non-null move numbers",
                 "move_numbers_contiguous_1_to_move_count": "game_id, move_count, distinct numbers, first, last",

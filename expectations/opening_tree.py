@@ -24,7 +24,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
 
     Every node's edges carry all its games and every node's games arrive through edges from the
     depth above; nodes, moves and children are rechecked against the 8 symmetries in DuckDB
-    (expectations__opening_tree.sql). When table fuseki exists with the same number of moves, the
+    (checks/opening_tree.sql). When table fuseki exists with the same number of moves, the
     leaves' counts must equal its position counts. GX asserts every violation count is 0.
     """
     games = runner.manifest_fact(manifest, "ingest", "games")
@@ -32,8 +32,8 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     if stopped:
         return stopped
     moves = load_opening_games(con, TABLE, manifest)
-    con.execute(sql_text("expectations__opening_tree_frames"))
-    checks = runner.sql_checks("expectations__opening_tree")
+    con.execute(sql_text("checks/opening_tree_frames"))
+    checks = runner.sql_checks("checks/opening_tree")
     leaves = checks.pop(LEAVES_MATCH_FUSEKI)
     try:
         invariants = [schema, *(runner.sql_invariant(con, name, query) for name, query in checks.items())]

@@ -55,7 +55,7 @@ def complete_count_invariants(con: duckdb.DuckDBPyConnection, source: str) -> li
             with ThreadPoolExecutor(max_workers=CHECKERS) as splitter:  # batches are split while others are inserted
                 pending: deque[Future[Checked]] = deque()
                 for symmetry in SYMMETRIES:
-                    for batch in batches(con, source, family, symmetry, "expectations__pattern_counts_key_batches"):
+                    for batch in batches(con, source, family, symmetry, "checks/pattern_counts_key_batches"):
                         pending.append(splitter.submit(_merge_rows, group16, symmetry, batch, parts))
                         if len(pending) > CHECKERS:
                             _insert(con, tables, pending.popleft().result(), order)
@@ -85,7 +85,7 @@ def _sorted_merge_differences(
     order = Order()
     direct: list[npt.NDArray[np.bool_]] = []  # per 8-row in table order: it merges into its own key
     swapped: list[tuple[npt.NDArray[np.int64], ...]] = []
-    query = "expectations__pattern_counts_key_batches"
+    query = "checks/pattern_counts_key_batches"
     with ThreadPoolExecutor(max_workers=CHECKERS) as pool:  # batches are canonicalised while others are read
         pending: deque[Future[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], Batch]]] = deque()
 
@@ -243,7 +243,7 @@ def _insert(con: duckdb.DuckDBPyConnection, tables: list[str], checked: Checked,
 def _duplicates(con: duckdb.DuckDBPyConnection, family: str, table: str) -> tuple[int, list[str]]:
     """Number of (symmetry, key) pairs of scratch table `table` given more than once, and examples."""
     rows = con.sql(
-        sql_text("expectations__pattern_stats_duplicate_keys"), params={"scratch": table, "samples": SAMPLES}
+        sql_text("checks/pattern_stats_duplicate_keys"), params={"scratch": table, "samples": SAMPLES}
     ).fetchall()
     n_digits = FAMILIES[family].layout.n_digits
     examples = [f"{family}/{symmetry} {key_string(own, n_digits)}: {copies} rows" for _, symmetry, own, copies in rows]
@@ -254,10 +254,10 @@ def _merge_differences(con: duckdb.DuckDBPyConnection, family: str, table: str) 
     """Number of 16-canonical keys whose merged 8-symmetry counts differ from the 16 rows, and examples.
 
     Sums scratch table `table` (the 8 rows under their 16-canonical key, and the 16 rows) in DuckDB
-    (expectations__pattern_stats_merge_differences.sql).
+    (checks/pattern_stats_merge_differences.sql).
     """
     rows = con.sql(
-        sql_text("expectations__pattern_stats_merge_differences"), params={"scratch": table, "samples": SAMPLES}
+        sql_text("checks/pattern_stats_merge_differences"), params={"scratch": table, "samples": SAMPLES}
     ).fetchall()
     examples = [_merge_example(family, key, None if o8 is None else (o8, c8), None if o16 is None else (o16, c16))
                 for _, key, o8, c8, o16, c16 in rows]

@@ -54,7 +54,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     if stopped:
         return stopped
     totals = _totals(con, TABLE)
-    tail = _totals(con, TAIL, query="expectations__pattern_tail_totals")
+    tail = _totals(con, TAIL, query="checks/pattern_tail_totals")
     invariants = [
         schema, *_row_invariants(con, thresholds), *_total_invariants(totals, tail, chosen_events),
         *key_invariants(con, TABLE),
@@ -108,7 +108,7 @@ def _row_invariants(con: duckdb.DuckDBPyConnection, thresholds: Mapping[str, int
 
 
 def _totals(
-    con: duckdb.DuckDBPyConnection, source: str, *, query: str = "expectations__pattern_stats_totals"
+    con: duckdb.DuckDBPyConnection, source: str, *, query: str = "checks/pattern_stats_totals"
 ) -> dict[tuple[str, int], tuple[int, int, int]]:
     """(keys, occurrence, chosen) of `source` per family and symmetry (8 or 16), by SQL file `query`."""
     text = sql_text(query)
@@ -177,11 +177,11 @@ def _previous_plus_new(con: duckdb.DuckDBPyConnection) -> Totals:
     """Per family and symmetry, the totals (keys, occurrence, chosen) of an incremental build's complete counts: the
     previous release's pattern_stats plus pattern_tail, plus the new games' counts, less the new keys the previous
     state has."""
-    previous_tail = _totals(con, PREVIOUS_TAIL, query="expectations__pattern_tail_totals")
+    previous_tail = _totals(con, PREVIOUS_TAIL, query="checks/pattern_tail_totals")
     previous = _added(_totals(con, PREVIOUS_STATS), previous_tail)
     known = {
         (family, symmetry): rows
-        for family, symmetry, rows in con.sql(sql_text("expectations__pattern_stats_known_new_keys")).fetchall()
+        for family, symmetry, rows in con.sql(sql_text("checks/pattern_stats_known_new_keys")).fetchall()
     }
     return {
         part: (keys - known.get(part, 0), occurrence, chosen)

@@ -38,7 +38,7 @@ def key_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invarian
         with ThreadPoolExecutor(max_workers=CHECKERS) as checker:  # batches are checked while others are read
             pending: deque[Future[Checked]] = deque()
             for symmetry in SYMMETRIES:
-                for batch in batches(con, source, family, symmetry, "expectations__pattern_stats_key_batches"):
+                for batch in batches(con, source, family, symmetry, "checks/pattern_stats_key_batches"):
                     pending.append(checker.submit(_check_rows, family, groups[symmetry], symmetry, batch))
                     if len(pending) > CHECKERS:
                         _tally(pending.popleft().result(), tallies, order)
@@ -104,7 +104,7 @@ def _duplicate_texts(con: duckdb.DuckDBPyConnection, source: str, family: str) -
     """Number of (symmetry, key) pairs of one family of published rows `source` given more than once, and
     examples."""
     rows = con.sql(
-        sql_text("expectations__pattern_stats_duplicate_texts"),
+        sql_text("checks/pattern_stats_duplicate_texts"),
         params={"source": source, "family": family, "samples": SAMPLES},
     ).fetchall()
     examples = [f"{family}/{symmetry} {key}: {copies} rows" for _, symmetry, key, copies in rows]

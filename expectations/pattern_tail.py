@@ -20,7 +20,7 @@ SCHEMA = contract(TABLE)
 def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> runner.SuiteResult:
     """Validate table pattern_tail in `con` against the manifest's families and config.min_occurrence.
 
-    Every check runs in DuckDB as a violation count (expectations__pattern_tail.sql): one row per
+    Every check runs in DuckDB as a violation count (checks/pattern_tail.sql): one row per
     family of the build and symmetry 8 and 16, with the family's threshold; counts that keys seen
     fewer than `min_occurrence` times can have (a threshold of 1 leaves nothing out).
     """
@@ -33,5 +33,5 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     if stopped:
         return stopped
     params = {"built": built, "thresholds": thresholds}
-    invariants = runner.sql_invariants(con, "expectations__pattern_tail", params=params)
+    invariants = runner.sql_invariants(con, "checks/pattern_tail", params=params)
     return runner.run_invariants(TABLE, [schema, *invariants])

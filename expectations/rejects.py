@@ -38,7 +38,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
             schema,
             *runner.sql_invariants(
                 con,
-                "expectations__rejects",
+                "checks/rejects",
                 params={"files_rejected": files_rejected},
                 evidence={
                     "unfetched_source_is_whole_source_reject": WHOLE_SOURCE_EVIDENCE,

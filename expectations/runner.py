@@ -141,7 +141,8 @@ def sql_invariant(
 
 
 def sql_checks(name: str) -> dict[str, str]:
-    """The checks of ``transforms/analytics/sql/<name>.sql``, read through `sql_text`, by invariant name.
+    """The checks of ``transforms/analytics/sql/<name>.sql`` (e.g. ``"checks/games"``), read through `sql_text`, by
+    invariant name.
 
     Each check starts at a line ``-- check: <invariant name>`` and is one query (ending with ``;``)
     that returns the rows violating the invariant.

@@ -58,7 +58,7 @@ def top_patterns(layout: Layout, version: str, *, per_family: int = TOP_PER_FAMI
         distinct = con.execute("SELECT DISTINCT family FROM pattern_stats ORDER BY 1").fetchall()
         result: list[dict[str, Any]] = []
         for (family,) in distinct:
-            rows = con.execute(sql_text("pattern_stats__top"), [family, symmetry, per_family])
+            rows = con.execute(sql_text("queries/pattern_stats_top"), [family, symmetry, per_family])
             names = [column[0] for column in rows.description]
             result += [dict(zip(names, row, strict=True)) for row in rows.fetchall()]
     return result

@@ -165,8 +165,8 @@ def build_game_tables(con: duckdb.DuckDBPyConnection, ingest: Ingest) -> Ingest:
     `ingest.duplicates` counts duplicates found before (by the release an incremental build extends).
     """
     install_macros(con)  # the point column of moves and setups (transforms/tables/registry.py)
-    for table in ("games", "moves", "setups", "rejects"):
-        con.execute(sql_text(table))
+    for model in ("models/games", "models/moves", "models/setups", "models/rejects"):
+        con.execute(sql_text(model))
     games = count_rows(con, "games")
     parsed = count_rows(con, "games_all")
     return Ingest(**{**asdict(ingest), "games": games, "duplicates": ingest.duplicates + parsed - games})
@@ -174,7 +174,7 @@ def build_game_tables(con: duckdb.DuckDBPyConnection, ingest: Ingest) -> Ingest:
 
 def rejected_counts(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     """Rows of rejects_all for whole files, members and sources, and for single game trees."""
-    row = con.execute(sql_text("rejects__counts")).fetchone()
+    row = con.execute(sql_text("steps/rejects_counts")).fetchone()
     assert row is not None  # an aggregate has one row
     return int(row[0]), int(row[1])
 

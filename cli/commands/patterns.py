@@ -43,7 +43,7 @@ def export_table(args: argparse.Namespace) -> int:
         raise ValueError("export go4go-d12 needs --symmetries 8 or 16")
     from gopat.transforms.analytics.loader import sql_text
 
-    rows = con.execute(sql_text("pattern_stats__go4go_d12"), [args.symmetries]).fetchall()
+    rows = con.execute(sql_text("queries/pattern_stats_go4go_d12"), [args.symmetries]).fetchall()
     lines = (f"{key};{occurrence};{chosen};{orbit}\n" for key, occurrence, chosen, orbit in rows)
     write_output("".join(lines), args.output)
     return 0

@@ -30,7 +30,7 @@ def events_page(con: duckdb.DuckDBPyConnection, family: str, options: ReportOpti
     """The body of ``moves-<family>.html``: the most played patterns, their share of each year's moves, and their
     most frequent players."""
     params = {"family": family, "symmetry": options.symmetry}
-    top = fetch(con, "move_patterns_top", {**params, "top": TREND_PATTERNS})
+    top = fetch(con, "report/move_patterns_top", {**params, "top": TREND_PATTERNS})
     keys = [key for key, *_ in top]
     parts = [f"<p class=note>Table <code>move_patterns</code>: one row per move that the family counts, with the "
              f"move's pattern under {options.symmetry} symmetries. The {len(top)} patterns played most, their share "
@@ -43,10 +43,10 @@ def events_page(con: duckdb.DuckDBPyConnection, family: str, options: ReportOpti
         for rank, (key, played, games, first, last) in enumerate(top, start=1)
     ]
     parts += [f"<h2>The {len(top)} most played patterns</h2>", f'<div class="cards">{"".join(cards)}</div>']
-    trend = fetch(con, "move_patterns_trend", {**params, "keys": keys})
+    trend = fetch(con, "report/move_patterns_trend", {**params, "keys": keys})
     if trend and keys:
         parts += ["<h2>Share of the year's moves</h2>", _trend_chart(family, keys, trend)]
-    players = fetch(con, "move_patterns_players", {**params, "keys": keys, "per": PLAYERS_PER_PATTERN})
+    players = fetch(con, "report/move_patterns_players", {**params, "keys": keys, "per": PLAYERS_PER_PATTERN})
     rows = [(str(keys.index(key) + 1), escape(player), number(played), number(games), percent(rate))
             for key, player, played, games, rate in players]
     parts += ["<h2>Who plays them most</h2>",

@@ -22,11 +22,11 @@ Node = tuple[int, str]  # (depth, canonical position)
 
 def fuseki_page(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> str:
     """The body of ``fuseki.html``."""
-    rows = fetch(con, "fuseki_sequences", {"top": options.fuseki})
+    rows = fetch(con, "report/fuseki_sequences", {"top": options.fuseki})
     if not rows:
         return "<p>This release has no opening games.</p>"
-    per_year: dict[int, int] = {year: games for year, games in fetch(con, "fuseki_games_per_year")}
-    total = fetch_one(con, "fuseki_games")[0]
+    per_year: dict[int, int] = {year: games for year, games in fetch(con, "report/fuseki_games_per_year")}
+    total = fetch_one(con, "report/fuseki_games")[0]
     parts = [f"<p class=note>The first {rows[0][7]} moves of {number(total)} opening games (19x19, no handicap), "
              "equal up to the 8 symmetries of the board, drawn in the canonical orientation with move numbers. "
              "Black's win rate counts a draw as half.</p>"]
@@ -85,7 +85,7 @@ def _explorer_nodes(edges: Sequence[Row], options: ReportOptions) -> dict[Node, 
 
 def openings_page(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> str:
     """The body of ``openings.html``: one section per shown position, its moves as board letters and a table."""
-    edges = fetch(con, "opening_edges", {"min_games": options.explorer_min_games})
+    edges = fetch(con, "report/opening_edges", {"min_games": options.explorer_min_games})
     shown = _explorer_nodes(edges, options)
     if not shown:
         return "<p>This release has no opening games.</p>"

@@ -27,22 +27,22 @@ def _pattern_cards(family: str, rows: Sequence[Row]) -> str:
 def patterns_page(con: duckdb.DuckDBPyConnection, family: str, options: ReportOptions) -> str:
     """The body of ``patterns-<family>.html``: totals, the most played, the most urgent, and two charts."""
     params = {"family": family, "symmetry": options.symmetry}
-    keys, occurrence, chosen = fetch_one(con, "pattern_totals", params)
+    keys, occurrence, chosen = fetch_one(con, "report/pattern_totals", params)
     parts = [f"<p class=note>{number(keys)} canonical patterns under {options.symmetry} symmetries, "
              f"{number(occurrence)} occurrences (candidate points), {number(chosen)} chosen. A diagram shows the "
              "pattern in its canonical orientation: grey cells are off the board (the thick line is the edge), "
              "faint stubs lead to points outside the pattern, the red square marks the candidate point(s), a red "
              "ring the last move (d12), digits on stones their chain's liberties (capped at 3).</p>"]
-    most = fetch(con, "patterns_most_played", {**params, "top": options.top})
+    most = fetch(con, "report/patterns_most_played", {**params, "top": options.top})
     parts += [f"<h2>Most played ({len(most)})</h2>", _pattern_cards(family, most)]
-    urgent = fetch(con, "patterns_highest_rate",
+    urgent = fetch(con, "report/patterns_highest_rate",
                    {**params, "min_occurrence": options.rate_min_occurrence, "top": options.top})
     floor = number(options.rate_min_occurrence)
     parts += [f"<h2>Highest chosen rate, occurrence at least {floor} ({len(urgent)})</h2>",
               _pattern_cards(family, urgent)]
-    by_stones = fetch(con, "patterns_rate_by_stones", params)
+    by_stones = fetch(con, "report/patterns_rate_by_stones", params)
     ranks = sorted({round(1.1 ** i) for i in range(400) if round(1.1 ** i) <= keys})
-    ranked = fetch(con, "patterns_occurrence_by_rank", {**params, "ranks": ranks})
+    ranked = fetch(con, "report/patterns_occurrence_by_rank", {**params, "ranks": ranks})
     if ranked:
         parts += ["<h2>Chosen rate by stones; occurrence by rank</h2>", _pattern_charts(family, by_stones, ranked)]
     return "".join(parts)
@@ -69,11 +69,11 @@ def templates_page(con: duckdb.DuckDBPyConnection, options: ReportOptions) -> st
     parts = ["<p class=note>A template stands for every pattern it matches: <b>?</b> is any of empty, black and "
              "white, <b>x</b> black or empty, <b>o</b> white or empty (dashed purple circles). Occurrence and "
              "chosen are summed over the concrete patterns it covers.</p>"]
-    groups = fetch(con, "template_groups")
+    groups = fetch(con, "report/template_groups")
     if not groups:
         parts.append("<p>This release has no don't-care templates.</p>")
     for family, symmetry, count, floor in groups:
-        rows = fetch(con, "templates", {"family": family, "symmetry": symmetry, "top": options.templates})
+        rows = fetch(con, "report/templates", {"family": family, "symmetry": symmetry, "top": options.templates})
         cards = [card(pattern_svg(family, t), t, [
             ("patterns covered", number(p)), ("occurrence", number(o)), ("chosen", number(c)),
             ("chosen rate", percent(r)), ("wildcards", number(w))]) for t, p, o, c, r, w in rows]

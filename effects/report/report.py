@@ -9,7 +9,7 @@ Every page is one self-contained file (:mod:`.frame`): CSS inline, diagrams as i
 :mod:`gopat.transforms.patterns.render`, charts as inline SVG drawn by matplotlib; no script, font or stylesheet is
 fetched from anywhere. The explorer needs no script either: each position is a section shown when the URL's
 fragment names it (CSS ``:target``), so clicking a move is following a link. The queries are
-``transforms/analytics/sql/report__*.sql`` (:mod:`.queries`).
+``transforms/analytics/sql/report/*.sql`` (:mod:`.queries`).
 """
 
 from __future__ import annotations

@@ -20,14 +20,14 @@ def index_page(con: duckdb.DuckDBPyConnection, manifest: Mapping[str, Any], fami
                options: ReportOptions) -> str:
     """The body of ``index.html``."""
     panels = _corpus_panels(con, manifest) + _game_charts(con)
-    rows = fetch(con, "family_totals", {"symmetry": options.symmetry})
+    rows = fetch(con, "report/family_totals", {"symmetry": options.symmetry})
     panels.append(panel(f"Pattern families ({options.symmetry} symmetries)", table(
         ["family", "canonical patterns", "occurrence", "chosen", "chosen rate"],
         [(f'<a href="patterns-{escape(f)}.html">{escape(f)}</a>', number(k), number(o), number(c),
           percent(c / o if o else None)) for f, k, o, c in rows],
         [False, True, True, True, True]) + '<p>Also: <a href="templates.html">don\'t-care templates</a>, '
         '<a href="fuseki.html">fuseki</a>, <a href="openings.html">opening explorer</a>.</p>', wide=True))
-    top = [fetch_one(con, "family_top", {"family": family, "symmetry": options.symmetry}) for family in families]
+    top = [fetch_one(con, "report/family_top", {"family": family, "symmetry": options.symmetry}) for family in families]
     cards = [card(pattern_svg(family, key), f"{family}: {key}", [
         ("occurrence", number(occurrence)), ("chosen", number(chosen)), ("chosen rate", percent(rate))])
         for family, (key, occurrence, chosen, rate) in zip(families, top, strict=True)]
@@ -40,7 +40,7 @@ def _corpus_panels(con: duckdb.DuckDBPyConnection, manifest: Mapping[str, Any]) 
     """The release and its ingest equation (docs/releases.md#manifest); games and rejects per source; rejects by
     reason."""
     ingest = manifest.get("ingest", {})
-    games, moves, with_year = fetch_one(con, "corpus_totals")
+    games, moves, with_year = fetch_one(con, "report/corpus_totals")
     facts = [
         ("release", escape(manifest["version"])), ("created", escape(manifest["created"])),
         ("code version", escape(manifest["code_version"])),
@@ -49,13 +49,13 @@ def _corpus_panels(con: duckdb.DuckDBPyConnection, manifest: Mapping[str, Any]) 
         ("duplicate games dropped", number(ingest.get("duplicates"))), ("moves", number(moves)),
         ("games with a year", number(with_year)),
     ]
-    sources = fetch(con, "sources", {
+    sources = fetch(con, "report/sources", {
         "sources": [{"source": s["source"], "sha256": s["sha256"]} for s in manifest.get("sources", [])]})
     source_table = table(
         ["source", "sha256", "games", "rejects"],
         [(escape(s), f"<code>{escape(h[:16])}</code>", number(g), number(r)) for s, h, g, r in sources],
         [False, False, True, True])
-    reasons = fetch(con, "reject_reasons")
+    reasons = fetch(con, "report/reject_reasons")
     if reasons:
         new, axes = figure(7, 0.6 + 0.3 * len(reasons), counts="x")
         axes.barh([r for r, _, _ in reasons][::-1], [n for _, n, _ in reasons][::-1], color=CHART_COLOURS[1])
@@ -71,7 +71,7 @@ def _corpus_panels(con: duckdb.DuckDBPyConnection, manifest: Mapping[str, Any]) 
 
 def _game_charts(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Charts of games per year and of game length."""
-    years = fetch(con, "games_per_year")
+    years = fetch(con, "report/games_per_year")
     if years:
         new, axes = figure()
         axes.bar([y for y, _ in years], [n for _, n in years], color=CHART_COLOURS[0], width=0.8)

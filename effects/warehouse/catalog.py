@@ -46,7 +46,7 @@ def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
     con = duckdb.connect()
     try:
         con.execute("ATTACH ? AS catalog (STORAGE_VERSION ?)", [str(tmp), CATALOG_STORAGE])
-        con.execute(sql_text("catalog__releases"))
+        con.execute(sql_text("catalog/releases"))
         con.execute("USE catalog")  # the macros are stored in the catalog and found from any database name
         install_macros(con)
         for version, manifest in readable(layout, kept):

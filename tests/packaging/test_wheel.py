@@ -74,7 +74,7 @@ def test_wheel_holds_every_module_and_data_file_of_the_layers(wheel: Path) -> No
     }
     names = set(zipfile.ZipFile(wheel).namelist())
     assert sorted(expected - names) == []
-    assert "gopat/transforms/search/scan.py" in names and "gopat/transforms/analytics/sql/games.sql" in names
+    assert "gopat/transforms/search/scan.py" in names and "gopat/transforms/analytics/sql/models/games.sql" in names
     # nothing of the checkout beside the layers and api/__init__.py, which is gopat/__init__.py (the public API)
     assert {name.split("/")[0] for name in names if ".dist-info/" not in name} == {"gopat"}
     assert [name for name in names if name.count("/") == 1 and name.startswith("gopat/")] == ["gopat/__init__.py"]

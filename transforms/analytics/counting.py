@@ -134,11 +134,11 @@ def build_game_counts(con: duckdb.DuckDBPyConnection, *, max_moves: int = 8, boa
     """Create table ``game_counts``: distinct N-move sequences and positions modulo the 8 symmetries.
 
     Rows for N = 1..``max_moves`` from :func:`gopat.transforms.analytics.counting.game_counts_frame` (exact decimal
-    strings plus float approximations); ``transforms/analytics/sql/game_counts.sql``.
+    strings plus float approximations); ``transforms/analytics/sql/models/game_counts.sql``.
     """
     frame = game_counts_frame(positive("max_moves", max_moves), board_size=positive("board_size", board_size))
     con.register("game_counts_input", frame.to_arrow())
     try:
-        run(con, "game_counts")
+        run(con, "models/game_counts")
     finally:
         con.unregister("game_counts_input")

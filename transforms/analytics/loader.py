@@ -1,4 +1,5 @@
-"""The SQL of the analytics tables (the files in sql/), and the helpers every table builder shares."""
+"""The one loader of the product's SQL (the files in sql/, a folder per role), and the helpers every table builder
+shares."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from importlib.resources import files
 import duckdb
 
 
-def sql_text(name: str) -> str:
-    """The text of ``transforms/analytics/sql/<name>.sql``."""
-    return files("gopat.transforms.analytics").joinpath("sql", f"{name}.sql").read_text()
+def sql_text(path: str) -> str:
+    """The text of ``transforms/analytics/sql/<path>.sql``; `path` is below that root, e.g. ``"checks/games"``."""
+    resource = files("gopat.transforms.analytics").joinpath("sql", *f"{path}.sql".split("/"))
+    if not resource.is_file():
+        raise ValueError(f"no SQL file transforms/analytics/sql/{path}.sql")
+    return resource.read_text()
 
 
 def run(con: duckdb.DuckDBPyConnection, name: str) -> None:

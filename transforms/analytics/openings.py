@@ -13,34 +13,34 @@ from gopat.transforms.checks import positive
 def _opening_games(con: duckdb.DuckDBPyConnection, moves: int) -> None:
     """D4 macros and the temp table ``opening_games`` of the first ``moves`` moves."""
     con.execute("SET VARIABLE opening_moves = ?", [moves])
-    run(con, "fuseki__d4")
-    run(con, "fuseki__games")
+    run(con, "macros/d4")
+    run(con, "models/opening_games")
 
 
 def build_fuseki(con: duckdb.DuckDBPyConnection, *, moves: int = 10) -> None:
     """Create table ``fuseki``: the first ``moves`` moves as canonical sequences and positions.
 
-    Needs tables ``games`` and ``moves``; definitions in ``transforms/analytics/sql/fuseki.sql``.
+    Needs tables ``games`` and ``moves``; definitions in ``transforms/analytics/sql/models/fuseki.sql``.
     """
     _opening_games(con, positive("moves", moves))
-    run(con, "fuseki")
+    run(con, "models/fuseki")
 
 
 def build_opening_tree(con: duckdb.DuckDBPyConnection, *, moves: int = 10) -> None:
     """Create table ``opening_tree``: canonical position after k moves -> next move, k = 0..moves-1.
 
-    Needs tables ``games`` and ``moves``; definitions in ``transforms/analytics/sql/opening_tree.sql``.
+    Needs tables ``games`` and ``moves``; definitions in ``transforms/analytics/sql/models/opening_tree.sql``.
     """
     _opening_games(con, positive("moves", moves))
-    run(con, "opening_tree")
+    run(con, "models/opening_tree")
 
 
 def _opening_lines(con: duckdb.DuckDBPyConnection, moves: int, top: int) -> tuple[int, list[tuple[Any, ...]]]:
-    """Number of opening games and the ``top`` rows of ``transforms/analytics/sql/fuseki__lines.sql``."""
+    """Number of opening games and the ``top`` rows of ``transforms/analytics/sql/queries/fuseki_lines.sql``."""
     _opening_games(con, moves)
     try:
         con.execute("SET VARIABLE opening_top = ?", [top])
-        rows = con.execute(sql_text("fuseki__lines")).fetchall()
+        rows = con.execute(sql_text("queries/fuseki_lines")).fetchall()
         total = con.execute("SELECT count(DISTINCT game_id) FROM opening_games").fetchall()[0][0]
     finally:
         con.execute("DROP TABLE IF EXISTS temp.opening_games")

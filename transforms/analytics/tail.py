@@ -15,7 +15,7 @@ def build_pattern_tail(
 ) -> None:
     """Create table ``pattern_tail`` from the tallies of the keys pattern_stats left out, `left_out` (family,
     symmetry, keys, occurrence, chosen; flows/patterns.py sum_parts), and the families' thresholds
-    (``transforms/analytics/sql/pattern_tail.sql``)."""
+    (``transforms/analytics/sql/models/pattern_tail.sql``)."""
     thresholds = pa.table({
         "family": pa.array(sorted(min_occurrence), type=pa.string()),
         "min_occurrence": pa.array([min_occurrence[f] for f in sorted(min_occurrence)], type=pa.int32()),
@@ -23,7 +23,7 @@ def build_pattern_tail(
     con.register("pattern_tail_thresholds", thresholds)
     con.register("pattern_tail_counts", left_out)
     try:
-        run(con, "pattern_tail")
+        run(con, "models/pattern_tail")
     finally:
         con.unregister("pattern_tail_thresholds")
         con.unregister("pattern_tail_counts")

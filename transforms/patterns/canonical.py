@@ -65,7 +65,7 @@ def summed_runs(runs: pa.Table, *, family: str, symmetry: int) -> pa.Table:
 
     A stable sort of runs laid end to end merges them (numpy's timsort finds the runs), so summing a
     few runs costs little more than reading them. Sums are exact int64 and results OR-ed, null where
-    every one is null, as pattern_counts.sql's.
+    every one is null, as models/pattern_counts.sql's.
     """
     runs = runs.combine_chunks()
     all_keys = runs["key"].to_numpy()

@@ -171,7 +171,7 @@ def pattern_text(family: str, pattern: str | int) -> str:
 def diagram_cells(family: str) -> list[int]:
     """The diagram of a family's keys as positions (from 1) in the key's symbols after the colour to move, then a
     space and a line break: one per character after the diagram's first line (the SQL macro pattern_diagram,
-    transforms/analytics/sql/macros.sql, draws a key from it)."""
+    transforms/analytics/sql/macros/columns.sql, draws a key from it)."""
     template, slots = _text_template(_family(family))
     symbol = {offset: digit + 1 for digit, (offset, _) in enumerate(slots)}
     space, line_break = len(slots) + 1, len(slots) + 2

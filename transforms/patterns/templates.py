@@ -220,7 +220,7 @@ def build_dont_care_templates(
     """Create table ``dont_care_templates``: maximal don't-care templates per family and symmetry.
 
     Works on the ``pattern_stats`` rows of each family and symmetry (8 and 16) with occurrence >=
-    ``min_occurrence``; see :func:`dont_care_lattice` and ``transforms/analytics/sql/dont_care_templates.sql``.
+    ``min_occurrence``; see :func:`dont_care_lattice` and ``transforms/analytics/sql/models/dont_care_templates.sql``.
     Families need a stone plane only (not d12) of at most 20 points (not sq5).
     """
     positive("min_occurrence", min_occurrence)
@@ -229,18 +229,18 @@ def build_dont_care_templates(
     groups = {(family, symmetry): template_group(family, symmetry) for family in families for symmetry in SYMMETRIES}
     con.execute("SET VARIABLE template_min_occurrence = ?", [min_occurrence])
     install_macros(con)  # the diagram column (transforms/tables/registry.py)
-    run(con, "dont_care_templates__init")
+    run(con, "steps/dont_care_templates_init")
     for (family, symmetry), group in groups.items():
         con.execute("SET VARIABLE template_family = ?", [family])
         con.execute("SET VARIABLE template_symmetry = ?", [symmetry])
-        keys = [key for (key,) in con.execute(sql_text("dont_care_templates__patterns")).fetchall()]
+        keys = [key for (key,) in con.execute(sql_text("steps/dont_care_templates_patterns")).fetchall()]
         maximal, _ = dont_care_lattice(keys, group)
         owner, covered = _template_cover(maximal, group)
         con.register("template_input", pa.table({"template": maximal.tolist()}))
         con.register("template_cover_input", pa.table({"template": maximal[owner].tolist(), "key": covered.tolist()}))
         try:
-            run(con, "dont_care_templates__append")
+            run(con, "steps/dont_care_templates_append")
         finally:
             con.unregister("template_input")
             con.unregister("template_cover_input")
-    run(con, "dont_care_templates")
+    run(con, "models/dont_care_templates")

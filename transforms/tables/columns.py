@@ -1,5 +1,5 @@
 """The derived columns of a release's tables for readers of its Parquet files without DuckDB: the same values as the
-catalog's macros (transforms/analytics/sql/macros.sql), vectorised over columns.
+catalog's macros (transforms/analytics/sql/macros/columns.sql), vectorised over columns.
 
 Each function takes columns (polars or pandas Series, numpy arrays or lists) and returns a polars Series;
 `family` is one family name or a column of them. docs/releases.md#reading-the-files has polars and pandas

@@ -1,5 +1,5 @@
-"""The DuckDB macros that compute a release's derived columns (transforms/analytics/sql/macros.sql), installed in
-a connection or an attached database."""
+"""The DuckDB macros that compute a release's derived columns (transforms/analytics/sql/macros/columns.sql),
+installed in a connection or an attached database."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from gopat.transforms.patterns.render import diagram_cells
 
 
 def layout_macros() -> list[str]:
-    """The macros that macros.sql draws with, literals of the family registry: pattern_stone_cells(family), the
+    """The macros that macros/columns.sql draws with, literals of the family registry: pattern_stone_cells(family), the
     cells of a family's stone plane, and pattern_diagram_cells(family), the cells of its diagram
     (transforms/patterns/render.py diagram_cells). Two macros, so that counting stones builds no list."""
     stones, diagrams = [], []
@@ -28,4 +28,4 @@ def install_macros(con: duckdb.DuckDBPyConnection) -> None:
     """Create the macros of the derived columns in the connection's current database and schema."""
     for macro in layout_macros():
         con.execute(macro)
-    con.execute(sql_text("macros"))
+    con.execute(sql_text("macros/columns"))

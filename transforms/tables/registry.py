@@ -19,8 +19,8 @@ YEAR_COUNTS = pa.list_(pa.struct([("year", pa.int32()), ("games", pa.int64())]))
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """A column of a published table; `derived` is its SQL over the same row's stored columns (macros.sql), None for
-    a column stored in the files."""
+    """A column of a published table; `derived` is its SQL over the same row's stored columns (macros/columns.sql),
+    None for a column stored in the files."""
 
     name: str
     type: pa.DataType
@@ -55,7 +55,7 @@ class Table:
     @property
     def select_list(self) -> str:
         """The SQL select list of the table's view over its files: every column in order, the derived ones computed
-        by the macros of transforms/analytics/sql/macros.sql."""
+        by the macros of transforms/analytics/sql/macros/columns.sql."""
         return ", ".join(f'"{c.name}"' if c.derived is None else f'{c.derived} AS "{c.name}"' for c in self.columns)
 
     def manifest_entry(self) -> dict[str, Any]:
@@ -122,7 +122,7 @@ _TABLES = (
             _col("encoding", _S, "the text encoding the file was read with"),
             _col("flags", pa.list_(_S), "repairs and doubts while reading (docs/releases.md#game-flags)"),
             _col("sequence_sha1", _S, "sha1 of board size, setup and moves: equal for duplicate games"),
-        ), "transforms/analytics/sql/games.sql", "expectations/games.py",
+        ), "transforms/analytics/sql/models/games.sql", "expectations/games.py",
         ("A game that repeats an earlier one (the same sequence_sha1, 20 moves or more) is kept once "
          "(docs/releases.md#duplicates).",),
     ),
@@ -130,14 +130,14 @@ _TABLES = (
         "moves", "main-line move of a game", ("game_id", "move_number"), (
             _GAME_ID, _col("move_number", _I32, "numbered from 1, passes counted"),
             _col("colour", _S, "B or W"), *_BOARD_POINT,
-        ), "transforms/analytics/sql/moves.sql", "expectations/moves.py",
+        ), "transforms/analytics/sql/models/moves.sql", "expectations/moves.py",
         ("Moves stop before a game's first illegal move (its `illegal_*` flag).",),
     ),
     Table(
         "setups", "setup stone (AB, AW before the first move)", ("game_id", "stone_number"), (
             _GAME_ID, _col("stone_number", _I32, "placement order, from 1"), _col("colour", _S, "B or W"),
             *_BOARD_POINT[:2], _col("point", _S, "SGF letters, column then row ('pd')", "sgf_point(\"row\", col)"),
-        ), "transforms/analytics/sql/setups.sql", "expectations/setups.py",
+        ), "transforms/analytics/sql/models/setups.sql", "expectations/setups.py",
     ),
     Table(
         "rejects", "rejected file, archive member or source, and rejected game tree of a file that gave games",
@@ -146,7 +146,7 @@ _TABLES = (
             _col("tree_index", _I32, "the rejected game tree's index, NULL when the whole file or source is rejected"),
             _col("reason", _S, "reason code (docs/releases.md#reject-reasons)"),
             _col("message", _S, "what went wrong, in words"),
-        ), "transforms/analytics/sql/rejects.sql", "expectations/rejects.py",
+        ), "transforms/analytics/sql/models/rejects.sql", "expectations/rejects.py",
         ("The manifest's `ingest` holds the equations: files in = ingested + rejected; game trees in = games + "
          "duplicates + rejected trees.",),
     ),
@@ -160,7 +160,7 @@ _TABLES = (
             _col("stones", _I32, "occupied cells of the stone plane", "pattern_stones(family, key)"),
             _col("diagram", _S, "the key drawn as text (docs/patterns.md#diagrams)", "pattern_diagram(family, key)"),
             _col("result", _I64, "blk4: 4x4 mask of who played where (01 black, 10 white, 11 both); else NULL"),
-        ), "transforms/analytics/sql/pattern_counts.sql", "expectations/pattern_stats.py",
+        ), "transforms/analytics/sql/models/pattern_counts.sql", "expectations/pattern_stats.py",
         ("`symmetry` 8 and 16 are two tables in one: filter on it, or every count is summed twice.",
          "`d12`, `sq3` and `dia13` publish every key; the other families the keys seen at least "
          "`min_occurrence` times (the manifest's `config.min_occurrence`); `pattern_tail` holds the rest.",
@@ -173,7 +173,7 @@ _TABLES = (
             _col("min_occurrence", _I32, "the family's publication threshold (1: nothing is left out)"),
             _col("keys", _I64, "canonical keys seen fewer than min_occurrence times, left out of pattern_stats"),
             _col("occurrence", _I64, "their summed occurrence"), _col("chosen", _I64, "their summed chosen"),
-        ), "transforms/analytics/sql/pattern_tail.sql", "expectations/pattern_tail.py",
+        ), "transforms/analytics/sql/models/pattern_tail.sql", "expectations/pattern_tail.py",
         ("pattern_stats plus pattern_tail hold every count: per family and symmetry, sum(pattern_stats.chosen) + "
          "pattern_tail.chosen is the family's chosen events (docs/releases.md#pattern_tail).",),
     ),
@@ -199,8 +199,9 @@ _TABLES = (
             _col("first_year", _I32, "first known year"), _col("last_year", _I32, "last known year"),
             *_YEARS, *_RESULTS,
             _col("example_game_id", _S, "the smallest game_id that opens this way"),
-        ), "transforms/analytics/sql/fuseki.sql", "expectations/fuseki.py",
-        ("Opening games: 19x19, no handicap or setup, at least N moves (transforms/analytics/sql/fuseki__games.sql).",
+        ), "transforms/analytics/sql/models/fuseki.sql", "expectations/fuseki.py",
+        ("Opening games: 19x19, no handicap or setup, at least N moves "
+         "(transforms/analytics/sql/models/opening_games.sql).",
          "Colours are never swapped: Black moves first."),
     ),
     Table(
@@ -215,7 +216,7 @@ _TABLES = (
             _col("share", _F64, "games / node_games"),
             *_RESULTS, *_YEARS,
             _col("moves", _I32, "N, the depth of the tree (the build's fuseki_moves)"),
-        ), "transforms/analytics/sql/opening_tree.sql", "expectations/opening_tree.py",
+        ), "transforms/analytics/sql/models/opening_tree.sql", "expectations/opening_tree.py",
         ("Walk it from node 'B:|W:' at depth 0, following child to the next depth.",),
     ),
     Table(
@@ -228,7 +229,7 @@ _TABLES = (
             *_COUNTS,
             _col("min_occurrence", _I64, "the occurrence a key needed to take part (template_min_occurrence)"),
             _col("diagram", _S, "the template drawn as text", "pattern_diagram(family, template)"),
-        ), "transforms/analytics/sql/dont_care_templates.sql", "expectations/dont_care_templates.py",
+        ), "transforms/analytics/sql/models/dont_care_templates.sql", "expectations/dont_care_templates.py",
         ("A key may be covered by several templates: do not sum templates' counts.",),
     ),
     Table(
@@ -239,7 +240,7 @@ _TABLES = (
             _col("positions", _S, "distinct positions of N moves up to the 8 symmetries, exact decimal text"),
             _col("sequences_approx", _F64, "sequences as a DOUBLE, for sorting and plotting"),
             _col("positions_approx", _F64, "positions as a DOUBLE"),
-        ), "transforms/analytics/sql/game_counts.sql", "expectations/game_counts.py",
+        ), "transforms/analytics/sql/models/game_counts.sql", "expectations/game_counts.py",
         ("Counted on an empty board without captures (docs/symmetry.md#game-counts).",),
     ),
 )

@@ -63,7 +63,7 @@ def position_text(black: list[tuple[int, int]], white: list[tuple[int, int]], m:
 
 
 def opening_points(game: Game, moves: int) -> list[tuple[int, int]] | None:
-    """The first `moves` points if the game is an opening game (definitions of fuseki__games.sql)."""
+    """The first `moves` points if the game is an opening game (definitions of models/opening_games.sql)."""
     if game.board_size != 19 or game.setup or game.handicap or len(game.moves) < moves:
         return None
     first = game.moves[:moves]

@@ -1,6 +1,6 @@
 -- setups: the setup stones (AB, AW) of every game in `games`, in the order they are placed
 -- (duplicates' stones are dropped); games.setup_stones counts them per game.
--- `point` is computed from row and col as readers compute it (macros.sql): the release file leaves it out.
+-- `point` is computed from row and col as readers compute it (macros/columns.sql): the release file leaves it out.
 CREATE OR REPLACE TABLE setups AS
 WITH kept_games AS (
     SELECT game_id FROM games

@@ -1,4 +1,4 @@
--- rejects__counts: the rejected files (members and whole sources: tree_index NULL) and the rejected
+-- steps/rejects_counts: the rejected files (members and whole sources: tree_index NULL) and the rejected
 -- game trees of files that gave games (tree_index set), the two reject terms of the ingest
 -- equations (docs/releases.md#ingest-contract).
 SELECT

@@ -13,7 +13,7 @@
 -- its whole family and symmetry).
 -- `key` is the int64 canonical key. pattern_stats writes it as its digit string (for d12 the seed's
 -- 27-digit hash, effects/pattern_parts.py); readers compute `chosen_rate`, `stones` and `diagram` from
--- it (macros.sql); `result` is the 4x4 block's who-played-where mask (blk4 only, else NULL).
+-- it (macros/columns.sql); `result` is the 4x4 block's who-played-where mask (blk4 only, else NULL).
 WITH part AS (
     SELECT key, orbit_size, occurrence, chosen, result
     FROM pattern_shards

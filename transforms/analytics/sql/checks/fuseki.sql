@@ -1,5 +1,5 @@
 -- fuseki suite: each check is a query returning the rows that violate it (the suite counts them).
--- Needs the D4 macros of fuseki__d4.sql and the temp table opening_games of fuseki__games.sql.
+-- Needs the D4 macros of macros/d4.sql and the temp table opening_games of models/opening_games.sql.
 
 -- check: fuseki_sequence_is_smallest_of_its_8_variants
 SELECT key, t FROM fuseki, range(8) AS d4 (t)

@@ -1,8 +1,8 @@
--- fuseki: the first N moves of the opening games (fuseki__games.sql), N = getvariable('opening_moves').
+-- fuseki: the first N moves of the opening games (models/opening_games.sql), N = getvariable('opening_moves').
 --
 -- One row per kind x canonical key:
 --   kind 'sequence': key = the moves in order as SGF points ('pd dd qp ...'; colours alternate from
---     Black), canonical = the lexicographically smallest text over the 8 symmetries (fuseki__d4.sql);
+--     Black), canonical = the lexicographically smallest text over the 8 symmetries (macros/d4.sql);
 --     `sgf` spells it ';B[..];W[..]...'; `position` is the canonical position the sequence reaches.
 --   kind 'position': key = the stones after N moves regardless of order, 'B:<points>|W:<points>'
 --     with each side sorted, canonical = the smallest such text over the 8 symmetries; `sgf` is NULL.

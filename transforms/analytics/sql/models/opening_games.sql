@@ -1,4 +1,5 @@
--- fuseki / opening_tree step: the opening games and their first N moves (N = getvariable('opening_moves')).
+-- opening_games (temporary), for fuseki and opening_tree: the opening games and their first N moves
+-- (N = getvariable('opening_moves')).
 --
 -- An opening game is a game of `games` with board_size 19, no setup stones and no handicap
 -- (setup_stones = 0 and handicap = 0), whose first N moves all exist (move_count >= N), contain no

@@ -1,6 +1,6 @@
 -- opening_tree suite: each check is a query returning the rows that violate it (the suite counts them).
--- Needs the D4 macros of fuseki__d4.sql, the temp table opening_games of fuseki__games.sql and the temp
--- table opening_tree_frames of expectations__opening_tree_frames.sql; the last check needs table fuseki.
+-- Needs the D4 macros of macros/d4.sql, the temp table opening_games of models/opening_games.sql and the temp
+-- table opening_tree_frames of checks/opening_tree_frames.sql; the last check needs table fuseki.
 
 -- check: opening_tree_edges_sum_to_node_games
 SELECT depth, node, sum(games), min(node_games), max(node_games) FROM opening_tree

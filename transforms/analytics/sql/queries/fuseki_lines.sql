@@ -1,6 +1,6 @@
 -- fuseki step (query, no table): the most common canonical N-move sequences of `opening_games`
--- (fuseki__games.sql, N = getvariable('opening_moves')), top getvariable('opening_top') rows.
--- Canonical sequence and Black's win rate exactly as in fuseki.sql; ties broken by the sequence text.
+-- (models/opening_games.sql, N = getvariable('opening_moves')), top getvariable('opening_top') rows.
+-- Canonical sequence and Black's win rate exactly as in models/fuseki.sql; ties broken by the sequence text.
 WITH per_game AS (
     SELECT game_id, any_value(winner) AS winner, list(point ORDER BY move_number) AS seq
     FROM opening_games

@@ -1,6 +1,6 @@
 -- pattern_stats suite: keys, occurrence and chosen that pattern_tail table $source (pattern_tail, or the previous
 -- release's pattern_tail_previous in an incremental build) sums, per family and symmetry of $symmetries (8 and
--- 16), in the shape of expectations__pattern_stats_totals.sql.
+-- 16), in the shape of checks/pattern_stats_totals.sql.
 SELECT
     family,
     symmetry,

@@ -1,5 +1,5 @@
 -- moves suite: each check is a query returning the rows that violate it (the suite counts them).
--- Needs the temp table moves_per_game__ of expectations__moves_per_game.sql.
+-- Needs the temp table moves_per_game__ of checks/moves_per_game.sql.
 
 -- check: game_id_move_number_unique
 SELECT game_id, moves, numbers FROM moves_per_game__ WHERE moves <> numbers;

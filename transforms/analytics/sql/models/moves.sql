@@ -1,5 +1,5 @@
 -- moves: the kept main-line moves of every game in `games` (duplicates' moves are dropped);
--- `point` is computed from row and col as readers compute it (macros.sql): the release file leaves it out.
+-- `point` is computed from row and col as readers compute it (macros/columns.sql): the release file leaves it out.
 CREATE OR REPLACE TABLE moves AS
 WITH kept_games AS (
     SELECT game_id FROM games

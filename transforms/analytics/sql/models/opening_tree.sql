@@ -1,17 +1,17 @@
--- opening_tree: an opening explorer over the opening games (fuseki__games.sql), N = getvariable('opening_moves').
+-- opening_tree: an opening explorer over the opening games (models/opening_games.sql), N = getvariable('opening_moves').
 --
 -- One row per edge: depth k (0..N-1), node = canonical position after k moves (the position text of
--- fuseki.sql, smallest over the 8 symmetries; the empty board is 'B:|W:'), move = the (k+1)-th move
+-- models/fuseki.sql, smallest over the 8 symmetries; the empty board is 'B:|W:'), move = the (k+1)-th move
 -- in the node's canonical frame, colour = its colour, child = canonical position after k+1 moves.
 -- When several symmetries map the game's position to the node (the node has a non-trivial
 -- stabiliser), the move is the smallest of its images under them, so equivalent continuations merge:
 -- per game, (node, move) = the smallest pair (position text, move image) over the 8 symmetries.
 -- games: games taking the edge; node_games: games reaching the node (counted separately from the
 -- edges; every opening game has all N moves, so for each node sum(games) = node_games);
--- share = games / node_games. Black's result from `winner` as in fuseki.sql: black_score sums
+-- share = games / node_games. Black's result from `winner` as in models/fuseki.sql: black_score sums
 -- 'B' = 1, 'W' = 0, 'D' = 0.5 over results_known games; unknown_results counts NULL winners;
 -- black_win_rate = black_score / results_known (NULL when no result is known). year_counts: the edge's
--- games per known year (ascending), as in fuseki.sql; games without a year counted in unknown_year.
+-- games per known year (ascending), as in models/fuseki.sql; games without a year counted in unknown_year.
 -- Walk it: start at node 'B:|W:' (depth 0), follow `child` to the node of the next depth.
 CREATE OR REPLACE TABLE opening_tree AS
 WITH after_moves AS (
