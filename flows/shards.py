@@ -5,7 +5,8 @@ the executor:
 
 - ``"local"`` (default): a spawn `ProcessPoolExecutor` of `workers` processes on this machine;
 - ``"dask"``: a temporary Dask `LocalCluster` of `workers` single-threaded processes;
-- a Dask scheduler address (``"tcp://host:8786"``, ``tls://``...): an existing Dask cluster.
+- a Dask scheduler address (``"tcp://host:8786"``, ``tls://``...): an existing Dask cluster, which the build
+  tries to reach for CONNECT_SECONDS before it stops with one line (Dask itself would try for 30 s).
 
 Both Dask forms go through prefect-dask's `DaskTaskRunner` (it creates or connects to the cluster
 and closes it), and the shard functions run on its Dask client's `concurrent.futures` executor as
@@ -25,6 +26,7 @@ build twice (here and on the cluster), and the results a slow reader has not tak
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import io
 import multiprocessing
 import os
@@ -46,6 +48,7 @@ from gopat.transforms.patterns.symmetry import SYMMETRIES
 LOCAL, DASK = "local", "dask"
 SCHEDULER_SCHEMES = ("tcp://", "tls://", "ucx://", "ws://", "wss://")
 AHEAD_PER_SLOT = 2  # shards submitted and unread per worker thread: one running, one queued behind it
+CONNECT_SECONDS = 10  # how long a build tries to reach a scheduler address (Dask's own default is 30 s)
 
 T = TypeVar("T")
 
@@ -115,11 +118,27 @@ def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[ShardPool]:
             "host": "127.0.0.1", "dashboard_address": "127.0.0.1:0",
         })
     else:
-        task_runner = DaskTaskRunner(address=runner)
+        task_runner = DaskTaskRunner(address=runner, client_kwargs={"timeout": CONNECT_SECONDS})
     with task_runner:
-        client = task_runner.client  # distributed is untyped
+        try:
+            # Dask starts the client on its event loop's thread in a copy of the caller's context variables; an
+            # empty context keeps the calling Prefect task's run context (and its DuckDB connection) out of it.
+            client = contextvars.Context().run(lambda: task_runner.client)  # distributed is untyped
+        except OSError as error:
+            raise OSError(f"cannot connect to the Dask scheduler at {runner}: {_reason(error)}") from error
         slots = workers if runner == DASK else max(1, sum(client.nthreads().values()))  # type: ignore[no-untyped-call]
         yield ShardPool(client.get_executor(pure=False), slots)  # type: ignore[no-untyped-call]
+
+
+def _reason(error: BaseException) -> str:
+    """Why a connection failed: the system's reason at the root of `error` (Dask retries until its timeout and
+    then raises its own error from the last attempt's), with the time it tried; else `error` itself."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, OSError) and cause.strerror:
+            return f"{cause.strerror} (tried for {CONNECT_SECONDS} s)"
+        cause = cause.__cause__ or cause.__context__
+    return str(error)
 
 
 def ignore_sigint() -> None:

@@ -27,10 +27,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     build.add_argument("--move-patterns", nargs="+", metavar="F",
                        help="families of the move_patterns table, among --families (default: d12 dia13 sq3; "
                             "not blk4)")
-    build.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
+    build.add_argument("--workers", type=int, default=0,
+                       help="worker processes of the local runners; with tcp://, the fewest extraction shards "
+                            "(default: one per core)")
     build.add_argument("--keep", type=int, metavar="N", help="keep the N newest releases (default: all)")
     build.add_argument("--runner", default="local",
-                       help="where shard work runs: local (processes), dask (a local cluster) or tcp://HOST:PORT")
+                       help="where shard work runs: local (processes), dask (a temporary local cluster) or "
+                            "tcp://HOST:PORT (the scheduler of a running Dask cluster)")
     build.add_argument("--quiet", action="store_true", help="no progress bar and no log lines, only the result")
     build.set_defaults(run=run, cancel=cancelled)
 
