@@ -1,9 +1,9 @@
 """One part of the pattern counts (a family, a symmetry and a key range), summed and written as a task on the build's
-runner (flows/shards.py): its file of the build state's run and its file of pattern_stats
+runner (flows/shards.py): its file of the run of the complete counts and its file of pattern_stats
 (docs/releases.md#parts).
 
 A part reads its inputs by path, the extraction shards, summed in a DuckDB of its own (one thread,
-models/pattern_counts.sql), or the files of the state's runs, merged (canonical.py summed_runs), and
+models/pattern_counts.sql), or the files of the runs, merged (canonical.py summed_runs), and
 writes its files, so parts run side by side in worker processes and no row passes through the
 flow. The same part of the same counts gives the same bytes, whoever sums it and how.
 """
@@ -39,14 +39,14 @@ class LeftOut:
 
 
 def sum_part(
-    part: Part, inputs: Sequence[Path], *, runs: bool = False, state: Path | None, published: Path | None,
+    part: Part, inputs: Sequence[Path], *, runs: bool = False, run: Path | None, published: Path | None,
     min_occurrence: int,
 ) -> LeftOut:
     """Sum the counts of `part` in Parquet files `inputs` (pattern counts: family, symmetry, key, orbit_size,
-    occurrence, chosen, result) per key; write them to `state` and the keys seen at least `min_occurrence` times,
+    occurrence, chosen, result) per key; write them to `run` and the keys seen at least `min_occurrence` times,
     with their key texts, to `published`, each if given; return what `published` leaves out.
 
-    `runs`: the inputs are a build state's run files, few and each sorted by key, summed by a merge of sorted
+    `runs`: the inputs are the runs' files, few and each sorted by key, summed by a merge of sorted
     inputs; else the inputs are extraction shards, unsorted, summed by DuckDB's hash aggregate.
     Files are written to a temporary name beside their path and renamed: a part is either written whole or absent.
     """
@@ -56,8 +56,8 @@ def sum_part(
         counts = summed_runs(_rows(part, inputs), family=part.family, symmetry=part.symmetry)
     else:
         counts = _summed(part, inputs)
-    if state is not None:
-        _write(state, counts, PATTERN_COUNTS_SCHEMA, compression="zstd")
+    if run is not None:
+        _write(run, counts, PATTERN_COUNTS_SCHEMA, compression="zstd")
     if published is None:
         return LeftOut(0, 0, 0)
     kept = counts.filter(pc.greater_equal(counts["occurrence"], min_occurrence))
@@ -98,7 +98,7 @@ def key_sample(con: duckdb.DuckDBPyConnection, sources: Sequence[Path]) -> pa.Ta
     those whose hash is 0 modulo SAMPLE_MODULUS, distinct, in table order (pattern_parts.sql).
 
     The sample of a set of keys depends on the set only, and the sample of samples is their union:
-    a state run keeps its sample in its SAMPLE_FILE (flows/patterns.py), so an incremental build plans its parts
+    a run keeps its sample in its SAMPLE_FILE (flows/patterns.py), so an incremental build plans its parts
     from the new games' shards and the runs' samples without reading the runs.
     """
     con.read_parquet([str(path) for path in sources], union_by_name=True).create_view("pattern_keys", replace=True)

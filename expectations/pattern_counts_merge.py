@@ -1,4 +1,4 @@
-"""Key checks of the `pattern_stats` suite on the complete counts (the build state), in streamed batches: every key
+"""Key checks of the `pattern_stats` suite on the complete counts (its runs), in streamed batches: every key
 unique, and the 16-symmetry rows equal to the 8-symmetry rows merged by colour swap."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ MERGE_PARTITION_ROWS = 8_000_000  # rows of a family per scratch table
 
 
 def complete_count_invariants(con: duckdb.DuckDBPyConnection, source: str) -> list[Invariant]:
-    """Uniqueness of the int keys of complete counts `source` (the build state) and the 16 = merged 8 check.
+    """Uniqueness of the int keys of complete counts `source` (its runs) and the 16 = merged 8 check.
 
     Family by family: keys in strictly increasing order in each symmetry, as the build writes them, are unique,
     and the merge check walks them in order (:func:`_sorted_merge_differences`). Otherwise the keys of the 8

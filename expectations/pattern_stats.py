@@ -19,7 +19,7 @@ from gopat.transforms.tables.registry import contract
 
 TABLE = "pattern_stats"
 TAIL = "pattern_tail"
-COMPLETE = "pattern_counts"  # the complete counts, when the build wrote them (docs/releases.md#build-state)
+COMPLETE = "pattern_counts"  # the complete counts, when the build wrote them (docs/releases.md#complete-counts)
 NEW = "pattern_counts_new"  # an incremental build's counts of its new games
 PREVIOUS_STATS, PREVIOUS_TAIL = "pattern_stats_previous", "pattern_tail_previous"  # of the release it extends
 SCHEMA = contract(TABLE)
@@ -38,7 +38,7 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     manifest's chosen events. GX asserts every count is 0.
 
     An incremental build (manifest `incremental`) adds the new games' counts (view pattern_counts_new)
-    to the previous build state, whose totals are the previous release's pattern_stats plus
+    to the previous complete counts, whose totals are the previous release's pattern_stats plus
     pattern_tail (views pattern_stats_previous and pattern_tail_previous; its suite checked them with
     the same code): the merge check covers the new games' counts, and pattern_stats plus pattern_tail
     must be exactly previous plus new (keys: less the new keys the previous state has), and so must

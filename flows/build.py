@@ -30,10 +30,10 @@ from gopat.effects.warehouse.layout import (
     Manifest,
     code_version,
     content_hash,
+    count_runs,
     current_version,
     next_version,
     read_manifest,
-    state_runs,
 )
 from gopat.effects.warehouse.lock import build_lock, discard_leftovers, fault_point
 from gopat.effects.warehouse.manifest import (
@@ -114,8 +114,9 @@ class Plan:
 
     @property
     def previous_runs(self) -> list[dict[str, Any]]:
-        """The runs of the build state of the release this build extends, base first (docs/releases.md#build-state)."""
-        return state_runs(self.base) if self.base else []
+        """The runs of the complete counts of the release this build extends, base first
+        (docs/releases.md#complete-counts)."""
+        return count_runs(self.base) if self.base else []
 
 
 @task(cache_policy=NO_CACHE)
@@ -159,15 +160,15 @@ def publish_release(
     manifest: Manifest,
     keep: int | None = None,
     staged: dict[str, Path] | None = None,
-    state: Path | None = None,
+    run: Path | None = None,
 ) -> Path:
     """Write the release atomically, switch CURRENT, refresh the catalog, keep the `keep` newest releases.
 
-    `staged`: tables already written as Parquet files (hard-linked into the release); `state`: the
-    build's complete pattern counts, kept beside the release (docs/releases.md#build-state).
+    `staged`: tables already written as Parquet files (hard-linked into the release); `run`: the
+    run of the complete counts this build wrote, kept beside the release (docs/releases.md#complete-counts).
     """
     path = publish(layout, con, version=version, tables=list(PUBLISHED), manifest=manifest, keep=keep,
-                   staged=staged, state=state)
+                   staged=staged, run=run)
     get_run_logger().info("published %s", path)
     return path
 
@@ -310,7 +311,7 @@ def _build_and_publish(
             expectations={table: expectations[table] for table in PUBLISHED}, timings=timings, ingest_cpu=cpu,
         )
         with _timed(timings, "publish"):
-            publish_release(plan.layout, con, version, manifest, keep, state=patterns.run,
+            publish_release(plan.layout, con, version, manifest, keep, run=patterns.run,
                             staged={"pattern_stats": patterns.published, "move_patterns": move_patterns})
     finally:
         con.close()
@@ -323,8 +324,8 @@ def _tables_and_suites(
     timings: dict[str, float],
 ) -> tuple[PatternFiles, Path, dict[str, Any]]:
     """Build the analytics, pattern_stats, pattern_tail and move_patterns and run every suite against the manifest's
-    `facts`; returns the pattern files (pattern_stats and the build state's new run), the move_patterns file and the
-    suites' results.
+    `facts`; returns the pattern files (pattern_stats and the new run of the complete counts), the move_patterns file
+    and the suites' results.
 
     The analytics of games and moves, and the suites of their tables, run while pattern_stats is built.
     """
@@ -334,7 +335,7 @@ def _tables_and_suites(
         with _timed(timings, "aggregate"):
             patterns = pattern_stats_file(
                 con, stage, families=plan.config["families"], previous=plan.previous,
-                previous_runs=[plan.layout.state_dir(entry["version"]) for entry in plan.previous_runs],
+                previous_runs=[plan.layout.run_dir(entry["version"]) for entry in plan.previous_runs],
                 min_occurrence=plan.config["min_occurrence"], workers=run.workers, runner=run.runner, show=run.show,
             )
             build_pattern_tail(con, left_out=patterns.tail, min_occurrence=plan.config["min_occurrence"])

@@ -1,6 +1,6 @@
 """The build's pattern tasks: extract counts and chosen events in shards, sum the counts in parts on the build's
-runner into the build state's run and pattern_stats' part files, and write the events as move_patterns (merged with
-a previous release's in an incremental build)."""
+runner into the run of the complete counts and pattern_stats' part files, and write the events as move_patterns
+(merged with a previous release's in an incremental build)."""
 
 from __future__ import annotations
 
@@ -30,22 +30,22 @@ from gopat.transforms.patterns.parts import Part, plan_parts
 from gopat.transforms.tables.format import FORMAT
 from gopat.transforms.tables.registry import select_list
 
-SAMPLE_FILE = "sample.parquet"  # a state run's key sample, beside its part folders (docs/releases.md#build-state)
-STATE_DIR = "pattern_counts"  # the build's complete counts (a base run) in its stage (docs/releases.md#build-state)
+SAMPLE_FILE = "sample.parquet"  # a run's key sample, beside its part folders (docs/releases.md#complete-counts)
+COUNTS_DIR = "pattern_counts"  # the complete counts (a base run) in the stage (docs/releases.md#complete-counts)
 NEW_COUNTS_DIR = "pattern_counts_new"  # an incremental build's counts of its new games (a delta run), in its stage
-# An incremental build merges the state's runs into one new base run when its delta runs, the new games' counts
-# included, would outgrow this share of the base run's bytes (docs/releases.md#build-state).
-STATE_DELTA_SHARE = 0.25
+# An incremental build merges the runs into one new base run when its delta runs, the new games' counts
+# included, would outgrow this share of the base run's bytes (docs/releases.md#complete-counts).
+DELTA_SHARE = 0.25
 
 
 @dataclass(frozen=True, slots=True)
 class PatternFiles:
-    """What pattern_stats_file wrote: pattern_stats' part files, the build state's run this build adds (a folder of
-    part files; none without new counts), and the tallies of the keys pattern_stats leaves out."""
+    """What pattern_stats_file wrote: pattern_stats' part files, the run of the complete counts this build adds (a
+    folder of part files; none without new counts), and the tallies of the keys pattern_stats leaves out."""
 
     published: Path
     # A base run, the complete counts (a full build, or the runs merged), or the new games' counts; None when an
-    # incremental build has no new counts (no new source, or only duplicate games): the state keeps its runs.
+    # incremental build has no new counts (no new source, or only duplicate games): the release keeps its runs.
     run: Path | None
     base: bool  # whether `run` is a base run, which replaces the previous runs, or follows them
     tail: pa.Table  # family, symmetry, keys, occurrence, chosen (transforms/analytics/tail.py)
@@ -99,18 +99,18 @@ def extract_shards(
 
 @task(cache_policy=NO_CACHE)
 def sum_parts(
-    parts: Sequence[Part], inputs: Sequence[Sequence[Path]], *, runs: bool = False, state: Path | None,
+    parts: Sequence[Part], inputs: Sequence[Sequence[Path]], *, runs: bool = False, run: Path | None,
     published: Path | None, min_occurrence: Mapping[str, int], pool: ShardPool, show: str,
 ) -> pa.Table:
-    """Sum each of `parts` from its Parquet files `inputs[i]` (shards, or state run files if `runs`) and write its
-    file of the state run folder `state` and of the pattern_stats folder `published` (each if given), as tasks on
+    """Sum each of `parts` from its Parquet files `inputs[i]` (shards, or run files if `runs`) and write its
+    file of the run folder `run` and of the pattern_stats folder `published` (each if given), as tasks on
     the build's runner `pool` (effects/pattern_parts.py); returns the tallies of the keys pattern_stats leaves out
     per family and symmetry.
 
     Parts are independent: on this machine two run at once, each in its own process and DuckDB.
     """
     calls = [
-        functools.partial(sum_part, part, files, runs=runs, state=state / part.file if state else None,
+        functools.partial(sum_part, part, files, runs=runs, run=run / part.file if run else None,
                           published=published / part.file if published else None,
                           min_occurrence=min_occurrence[part.family])
         for part, files in zip(parts, inputs, strict=True)
@@ -173,22 +173,22 @@ def pattern_stats_file(
     con: duckdb.DuckDBPyConnection, stage: Path, *, families: Sequence[str], previous: Path | None,
     previous_runs: Sequence[Path], min_occurrence: Mapping[str, int], workers: int, runner: str, show: str,
 ) -> PatternFiles:
-    """Write the release's pattern_stats part files and the build state's new run from the shards in `stage`, and
-    create the views the suites read.
+    """Write the release's pattern_stats part files and the new run of the complete counts from the shards in `stage`,
+    and create the views the suites read.
 
-    A full build sums the shards into the complete counts, its state's one run. An incremental one
-    (`previous`: the release it extends, `previous_runs`: its state's run folders, base first) sums
+    A full build sums the shards into the complete counts, one base run. An incremental one
+    (`previous`: the release it extends, `previous_runs`: its run folders, base first) sums
     the new games' shards into a delta run, then the runs into pattern_stats; once the delta runs
-    would outgrow STATE_DELTA_SHARE of the base, the same pass writes the complete counts as the
-    state's one new base run. So an add writes the counts of its games, and the whole state only
-    every so often (docs/releases.md#build-state).
+    would outgrow DELTA_SHARE of the base, the same pass writes the complete counts as the
+    one new base run. So an add writes the counts of its games, and all the complete counts only
+    every so often (docs/releases.md#complete-counts).
 
     The views are pattern_stats, pattern_counts (the complete counts, when written) and, in an
     incremental build, pattern_counts_new, pattern_counts_previous (the previous runs) and the
     previous release's pattern_stats_previous and pattern_tail_previous.
     """
     shards = sorted((stage / "patterns").glob("*.parquet"))  # extract_shards writes one at least
-    run = stage / (NEW_COUNTS_DIR if previous_runs else STATE_DIR)
+    run = stage / (NEW_COUNTS_DIR if previous_runs else COUNTS_DIR)
     own = key_sample(con, shards)
     write_sample(run / SAMPLE_FILE, own)
     sample = key_sample(con, [folder / SAMPLE_FILE for folder in [*previous_runs, run]])
@@ -216,27 +216,27 @@ def _write_parts(
     cuts), then every run over the parts of all keys."""
     own, sample = samples
     on_runner = functools.partial(sum_parts, min_occurrence=min_occurrence, pool=pool, show=show)
-    published, state = stage / "pattern_stats", stage / STATE_DIR
+    published, complete = stage / "pattern_stats", stage / COUNTS_DIR
     parts = plan_parts(sample, families=families)
     if not previous_runs:
-        tail = on_runner(parts, [shards] * len(parts), state=state, published=published)
-        return PatternFiles(published=published, run=state, base=True, tail=tail)
+        tail = on_runner(parts, [shards] * len(parts), run=complete, published=published)
+        return PatternFiles(published=published, run=complete, base=True, tail=tail)
     new = stage / NEW_COUNTS_DIR
     cut = plan_parts(own, families=families)
-    _ = on_runner(cut, [shards] * len(cut), state=new, published=None)
+    _ = on_runner(cut, [shards] * len(cut), run=new, published=None)
     runs = [*previous_runs, new]
-    compacted = sum(map(tree_bytes, runs[1:])) > STATE_DELTA_SHARE * tree_bytes(runs[0])
+    compacted = sum(map(tree_bytes, runs[1:])) > DELTA_SHARE * tree_bytes(runs[0])
     tail = on_runner(parts, [[path for run in runs for path in part_files(run, part)] for part in parts], runs=True,
-                     state=state if compacted else None, published=published)
+                     run=complete if compacted else None, published=published)
     if compacted:
-        write_sample(state / SAMPLE_FILE, sample)
-        return PatternFiles(published=published, run=state, base=True, tail=tail)
+        write_sample(complete / SAMPLE_FILE, sample)
+        return PatternFiles(published=published, run=complete, base=True, tail=tail)
     counted = sum(pq.ParquetFile(path).metadata.num_rows for path in part_files(new))
     return PatternFiles(published=published, run=new if counted else None, base=False, tail=tail)
 
 
 def part_files(folder: Path, part: Part | None = None) -> list[Path]:
-    """The part files of a partitioned table or state run `folder` (not a run's SAMPLE_FILE), in table order; only
+    """The part files of a partitioned table or run `folder` (not a run's SAMPLE_FILE), in table order; only
     those of `part`'s family and symmetry if given."""
     if part is not None:
         return sorted((folder / Path(part.file).parent).glob("*.parquet"))

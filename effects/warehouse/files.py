@@ -63,10 +63,10 @@ def tree_bytes(folder: Path) -> int:
 
 
 def tree_digest(folder: Path) -> tuple[str, int]:
-    """The sha256 (hex) of a folder's files and their total bytes: a build state run's ``sha256`` and ``bytes``.
+    """The sha256 (hex) of a folder's files and their total bytes: a run's ``sha256`` and ``bytes``.
 
     The digest is over ``<relative path>\\0<file sha256>\\n`` of every file, in `tree_files` order, so it depends
-    on the files' names and bytes only, not on their times (docs/releases.md#build-state).
+    on the files' names and bytes only, not on their times (docs/releases.md#complete-counts).
     """
     digest, total = hashlib.sha256(), 0
     for path in tree_files(folder):

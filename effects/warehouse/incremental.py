@@ -8,7 +8,7 @@ from typing import Any
 
 from gopat.effects.warehouse.fetch import Fetched
 from gopat.effects.warehouse.files import tree_bytes, tree_digest
-from gopat.effects.warehouse.layout import BuildConfig, Layout, Manifest, manifest_tables, read_manifest, state_runs
+from gopat.effects.warehouse.layout import BuildConfig, Layout, Manifest, count_runs, manifest_tables, read_manifest
 from gopat.effects.warehouse.manifest import source_entries
 
 INCREMENTAL_TABLES = (  # the tables whose files an incremental build reads
@@ -23,21 +23,21 @@ def full_build_reason(
     """Why a build cannot extend release `current` (its `manifest`), or None when it can.
 
     It can when it was built by the same code and config (publication thresholds aside: the build
-    state holds every count) from the first of `fetched` (same names, same sha256), and its files
-    and its build state (the complete pattern counts, docs/releases.md#build-state) are all there.
-    With no new source, the build publishes the state under the new thresholds without reading a
+    runs hold every count) from the first of `fetched` (same names, same sha256), and its files
+    and the runs of its complete counts ( docs/releases.md#complete-counts) are all there.
+    With no new source, the build publishes the complete counts under the new thresholds without reading a
     source (the caller has ruled out the same content).
     """
     given = source_entries(fetched)
     built = manifest.get("sources", [])
     damaged = _damaged_files(layout.release_dir(current), manifest.get("files", {}))
-    reasons: dict[str, Callable[[], bool]] = {  # in order, the first that holds; the state is hashed last
+    reasons: dict[str, Callable[[], bool]] = {  # in order, the first that holds; the runs are hashed last
         "was built by other code": lambda: manifest.get("code_version") != code,
         "has another config": lambda: _but_thresholds(manifest.get("config")) != _but_thresholds(config),
         "was not built from the first of these sources": lambda: not 0 < len(built) <= len(given) or given[
             : len(built)] != built,
         f"has missing or resized files: {', '.join(damaged)}": lambda: bool(damaged),
-        f"has no build state of the sizes and sha256 its manifest records ({layout.state})": lambda: not (
+        f"has no complete counts of the sizes and sha256 its manifest records ({layout.runs})": lambda: not (
             _state_kept(layout, manifest)),
     }
     return next((reason for reason, holds in reasons.items() if holds()), None)
@@ -60,13 +60,13 @@ def _but_thresholds(config: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def _state_kept(layout: Layout, manifest: Mapping[str, Any]) -> bool:
-    """Whether every run of a release's build state is in `layout` with the bytes and sha256 its manifest records.
+    """Whether every run of a release's complete counts is in `layout` with the bytes and sha256 its manifest records.
 
-    A run is a folder, checked by its `tree_digest` (docs/releases.md#build-state): the sizes of every run
+    A run is a folder, checked by its `tree_digest` (docs/releases.md#complete-counts): the sizes of every run
     first, then the hashes. The runs are hashed, not only sized: an incremental build's suite checks the new
     games' counts and the sums, not every previous count again (expectations/pattern_stats.py).
     """
-    runs = [(layout.state_dir(run["version"]), run) for run in state_runs(manifest)]
+    runs = [(layout.run_dir(run["version"]), run) for run in count_runs(manifest)]
     return (
         bool(runs)
         and all(

@@ -86,13 +86,13 @@ class Layout:
         return self.root / "releases"
 
     @property
-    def state(self) -> Path:
-        """The build state: each release's complete pattern counts (docs/releases.md#build-state)."""
+    def runs(self) -> Path:
+        """The folder of the runs of the complete counts, beside the releases (docs/releases.md#complete-counts)."""
         return self.root / "state"
 
-    def state_dir(self, version: str) -> Path:
-        """The build state's run written by the build of release `version`: a folder of Parquet files."""
-        return self.state / version
+    def run_dir(self, version: str) -> Path:
+        """The run of the complete counts written by the build of release `version`: a folder of Parquet files."""
+        return self.runs / version
 
     @property
     def current_file(self) -> Path:
@@ -173,9 +173,9 @@ def release_format(manifest: Mapping[str, Any]) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
-def state_runs(manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The runs of a release's build state, base first: the version whose build wrote each (its folder is
-    Layout.state_dir(version)), the `tree_digest` of that folder: sha256 and bytes (docs/releases.md#build-state)."""
+def count_runs(manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The runs of a release's complete counts, base first: the version whose build wrote each (its folder is
+    Layout.run_dir(version)), the `tree_digest` of that folder: sha256 and bytes (docs/releases.md#complete-counts)."""
     return list((manifest.get("state") or {}).get("runs", []))
 
 

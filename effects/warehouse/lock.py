@@ -62,7 +62,7 @@ def build_lock(layout: Layout) -> Iterator[None]:
 
 
 def discard_leftovers(layout: Layout) -> list[str]:
-    """Remove hidden temporary release folders, trash (of releases and state runs), temporary CURRENT and catalog
+    """Remove hidden temporary release folders, trash (of releases and runs), temporary CURRENT and catalog
     files and staging/.
 
     Call only under the build lock (raw/ keeps its `.part` files so downloads resume). Returns the names removed.
@@ -72,8 +72,8 @@ def discard_leftovers(layout: Layout) -> list[str]:
         leftovers += [p for p in layout.releases.iterdir() if p.name.startswith((".tmp-", ".trash-", "CURRENT.tmp-"))]
     if layout.root.is_dir():
         leftovers += [p for p in layout.root.iterdir() if p.name.startswith(".catalog-")]
-    if layout.state.is_dir():  # a state run being removed (docs/releases.md#build-state)
-        leftovers += [p for p in layout.state.iterdir() if p.name.startswith(".trash-")]
+    if layout.runs.is_dir():  # a run being removed (docs/releases.md#complete-counts)
+        leftovers += [p for p in layout.runs.iterdir() if p.name.startswith(".trash-")]
     if layout.staging.is_dir():
         leftovers += list(layout.staging.iterdir())
     for path in sorted(leftovers):

@@ -1,10 +1,10 @@
 """Publishing a release: its files, `CURRENT` (the commit point), the catalog and retention, atomically.
 
 A warehouse's releases change only under the build lock, in this order: the release's files go to a
-hidden temporary folder that is renamed to ``releases/<version>/``; the build state's new run is moved
+hidden temporary folder that is renamed to ``releases/<version>/``; the new run of the complete counts is moved
 to ``state/<version>/``; the new catalog is written to a temporary file; ``CURRENT`` is replaced by
 rename (the commit point); the catalog is renamed into place; releases beyond the retention count are
-renamed to ``.trash-*`` and deleted, and so are the state runs no kept release lists. A process killed
+renamed to ``.trash-*`` and deleted, and so are the runs no kept release lists. A process killed
 at any point leaves the previous release current and only hidden leftovers, which `recover` (run
 whenever the lock is taken) removes, also rebuilding a catalog that does not match the disk.
 """
@@ -22,7 +22,7 @@ from gopat.effects.report.datadocs import write_datadocs
 from gopat.effects.warehouse.catalog import write_catalog
 from gopat.effects.warehouse.fetch import sha256_file
 from gopat.effects.warehouse.files import fsync_dir, fsync_tree, remove, tree_files
-from gopat.effects.warehouse.layout import FileEntry, Layout, Manifest, current_version, readable, state_runs, versions
+from gopat.effects.warehouse.layout import FileEntry, Layout, Manifest, count_runs, current_version, readable, versions
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.verify import verify
 from gopat.transforms.checks import identifier, positive
@@ -38,7 +38,7 @@ def publish(
     manifest: Manifest,
     keep: int | None = None,
     staged: Mapping[str, Path] | None = None,
-    state: Path | None = None,
+    run: Path | None = None,
 ) -> Path:
     """Publish `tables` of `con` as releases/<version>/ and make it current; keep the `keep` newest releases.
 
@@ -49,9 +49,9 @@ def publish(
     killed build is reused if it verifies. Disk errors raise OSError. `staged` maps tables already
     written as Parquet under the warehouse (the build writes pattern_stats while it sums it) to
     their file, or to the folder of a partitioned table's files, which are hard-linked into the
-    release instead of exported again (docs/releases.md#release-folder). `state` (the folder of the
-    build state's run this build wrote, docs/releases.md#build-state) is moved to state/<version>/
-    before CURRENT switches; a run that no kept release's state lists (of releases deleted by `keep`,
+    release instead of exported again (docs/releases.md#release-folder). `run` (the folder of the
+    run of the complete counts this build wrote, docs/releases.md#complete-counts) is moved to state/<version>/
+    before CURRENT switches; a run that no kept release lists (of releases deleted by `keep`,
     or left by a build killed before CURRENT switched) is deleted.
     """
     if keep is not None:
@@ -63,36 +63,36 @@ def publish(
         if final.exists():
             remove(final)
         _write_release(layout, con, version=version, tables=tables, manifest=manifest, staged=staged or {})
-    if state is not None:
-        _move_state(layout, state, version)
+    if run is not None:
+        _move_run(layout, run, version)
     known = versions(layout)
     kept = known if keep is None else sorted(set(known[-keep:]) | {version})
     commit(layout, kept=kept, current=version, rollback=final if created else None)
     for old in sorted(set(known) - set(kept)):
         remove(layout.release_dir(old))
-    listed = {run["version"] for _, kept_manifest in readable(layout, kept) for run in state_runs(kept_manifest)}
+    listed = {run["version"] for _, kept_manifest in readable(layout, kept) for run in count_runs(kept_manifest)}
     for path in _unlisted_runs(layout, listed):  # of releases deleted, or of a build killed before CURRENT
         remove(path)
     return final
 
 
-def _move_state(layout: Layout, state: Path, version: str) -> None:
-    """Move the run folder `state`, fsynced, to state/<version>/ (docs/releases.md#publish-order, step 2).
+def _move_run(layout: Layout, run: Path, version: str) -> None:
+    """Move the run folder `run`, fsynced, to state/<version>/ (docs/releases.md#publish-order, step 2).
 
     A folder already there is the run of a build of the same version killed before CURRENT switched: no kept
     release lists it, so it is replaced.
     """
-    layout.state.mkdir(exist_ok=True)
-    fsync_tree(state)
-    remove(layout.state_dir(version))
-    os.replace(state, layout.state_dir(version))
-    fsync_dir(layout.state)
+    layout.runs.mkdir(exist_ok=True)
+    fsync_tree(run)
+    remove(layout.run_dir(version))
+    os.replace(run, layout.run_dir(version))
+    fsync_dir(layout.runs)
 
 
 def _unlisted_runs(layout: Layout, listed: set[str]) -> list[Path]:
     """The entries of state/ holding a run that is not `listed`: run folders (and the trash of removed ones) and
     run files `state/<version>.parquet` of an older version of the product; anything else is left alone."""
-    entries = sorted(layout.state.iterdir()) if layout.state.is_dir() else []
+    entries = sorted(layout.runs.iterdir()) if layout.runs.is_dir() else []
     return [
         path for path in entries
         if (path.is_dir() and path.name not in listed) or (path.suffix == ".parquet" and path.stem not in listed)

@@ -64,7 +64,7 @@ def test_a_part_is_the_sum_of_its_range_and_pattern_stats_its_keys_at_the_thresh
                 result[key] = result.get(key, 0) | r
                 orbit[key] = 1 + index % symmetry
     state, published = tmp_path / "state" / "part.parquet", tmp_path / "published" / "part.parquet"
-    left = sum_part(Part(family, symmetry, 0, lo, hi), inputs, runs=merged, state=state, published=published,
+    left = sum_part(Part(family, symmetry, 0, lo, hi), inputs, runs=merged, run=state, published=published,
                     min_occurrence=threshold)
     assert pq.read_table(state).to_pylist() == [
         {"family": family, "symmetry": symmetry, "key": key, "occurrence": occurrence[key], "chosen": chosen[key],

@@ -29,7 +29,8 @@ TOTALS, MERGE, COMPLETE = (
     "symmetry16_totals_equal_symmetry8", "symmetry16_is_symmetry8_merged_by_colour_swap",
     "published_plus_tail_equal_complete_counts",
 )
-# The complete counts of a table whose every key is published: its int keys and counts (docs/releases.md#build-state).
+# The complete counts of a table whose every key is published: its int keys and counts
+# (docs/releases.md#complete-counts).
 COUNTS = """
 CREATE OR REPLACE TABLE pattern_counts AS
 SELECT

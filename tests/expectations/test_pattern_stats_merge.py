@@ -64,7 +64,7 @@ def reference(table: dict[int, dict[int, list[int]]]) -> tuple[int, list[str]]:
 
 
 def connection(table: dict[int, dict[int, list[int]]], *, shuffled: bool = False) -> duckdb.DuckDBPyConnection:
-    """A connection with view `counts` of ``table`` in key order (or reversed), as the build state holds them."""
+    """A connection with view `counts` of ``table`` in key order (or reversed), as runs of complete counts hold them."""
     rows = [(FAMILY, symmetry, key, *counts) for symmetry in (8, 16) for key, counts in sorted(table[symmetry].items())]
     con = duckdb.connect()
     con.execute("CREATE TABLE counts (family VARCHAR, symmetry INTEGER, key BIGINT, occurrence BIGINT, "

@@ -200,20 +200,20 @@ def sum_parts(
     pool: ShardPool, parts: list[Part], inputs: list[list[Path]], out: Path, *, runs: bool = False,
     published: bool = True,
 ) -> tuple[Path, Path, pa.Table]:
-    """Sum `parts` of `inputs` (state run files if `runs`) on `pool` into the state run folder out/state and the
+    """Sum `parts` of `inputs` (run files if `runs`) on `pool` into the run folder out/state and the
     pattern_stats folder out/published; returns both and the tallies of what pattern_stats left out."""
-    tail = pattern_tasks.sum_parts.fn(parts, inputs, runs=runs, state=out / "state", published=out / "published"
+    tail = pattern_tasks.sum_parts.fn(parts, inputs, runs=runs, run=out / "state", published=out / "published"
                                       if published else None, min_occurrence=THRESHOLDS, pool=pool, show="quiet")
     return out / "state", out / "published", tail
 
 
 def files(folder: Path) -> dict[str, bytes]:
-    """The bytes of a partitioned table's or state run's files (its sample too) by relative path."""
+    """The bytes of a partitioned table's or run's files (its sample too) by relative path."""
     return {path.relative_to(folder).as_posix(): path.read_bytes() for path in tree_files(folder)}
 
 
 def rows(folder: Path) -> list[tuple]:
-    """The rows of a partitioned table's or state run's files, in path order."""
+    """The rows of a partitioned table's or run's files, in path order."""
     return duckdb.sql("FROM read_parquet($files)", params={
         "files": [str(path) for path in pattern_tasks.part_files(folder)]}).fetchall()
 
@@ -232,7 +232,7 @@ def plan(sources: list[Path], *, part_keys: int = FEW_KEYS) -> list[Part]:
 @pytest.fixture(scope="module")
 def whole(stage: Path, pool: ShardPool, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Part], Path, Path,
                                                                                            pa.Table]:
-    """The stage's shards cut in parts of FEW_KEYS keys and summed: the parts, the state run and pattern_stats
+    """The stage's shards cut in parts of FEW_KEYS keys and summed: the parts, the run and pattern_stats
     folders, and the tallies."""
     shards = sorted((stage / "patterns").glob("*.parquet"))
     parts = plan(shards)
@@ -376,12 +376,12 @@ def test_extended_release_has_the_tables_of_the_full_build(full: Path, extended:
         assert manifest[fact] == full_manifest[fact], fact
     tail = pq.read_table(folder / "pattern_tail.parquet").to_pylist()
     assert {row["family"] for row in tail if row["keys"] > 0} == {"sq5", "blk4"}
-    # 52 games' counts are over a quarter of the 150 games' (STATE_DELTA_SHARE): the runs were merged into a new
+    # 52 games' counts are over a quarter of the 150 games' (DELTA_SHARE): the runs were merged into a new
     # base run, the complete counts, the same bytes as the full build's
     [run], [full_run] = manifest["state"]["runs"], full_manifest["state"]["runs"]
     assert (run["version"], run["sha256"], run["bytes"]) == (manifest["version"], full_run["sha256"], full_run["bytes"])
-    state = files(Layout(extended).state_dir(manifest["version"]))
-    assert state == files(Layout(full).state_dir(full_manifest["version"]))
+    state = files(Layout(extended).run_dir(manifest["version"]))
+    assert state == files(Layout(full).run_dir(full_manifest["version"]))
     assert files(folder / "pattern_stats") == files(full_folder / "pattern_stats")
     assert manifest["ingest"]["duplicates"] >= 1 and manifest["ingest"]["files_rejected"] >= 1
     assert full_manifest["row_counts"]["pattern_stats"] > 100_000
@@ -445,13 +445,13 @@ def test_an_add_writes_its_games_counts_as_a_run_until_the_runs_are_merged(
 ) -> None:
     first = build(tmp_path, archives[0], options=MIN_OCCURRENCE)
     layout = Layout(tmp_path)
-    base = files(layout.state_dir(first["version"]))
-    monkeypatch.setattr(pattern_tasks, "STATE_DELTA_SHARE", 100.0)  # the new games' counts become a delta run
+    base = files(layout.run_dir(first["version"]))
+    monkeypatch.setattr(pattern_tasks, "DELTA_SHARE", 100.0)  # the new games' counts become a delta run
     second = build(tmp_path, *archives, options=MIN_OCCURRENCE)
-    digest, size = tree_digest(layout.state_dir(second["version"]))
+    digest, size = tree_digest(layout.run_dir(second["version"]))
     assert second["state"]["runs"] == [*first["state"]["runs"],
                                        {"version": second["version"], "sha256": digest, "bytes": size}]
-    assert files(layout.state_dir(first["version"])) == base  # the base run was not written again
+    assert files(layout.run_dir(first["version"])) == base  # the base run was not written again
     full_folder, full_manifest = release(full)
     folder = release(tmp_path)[0]
     for table in PUBLISHED:
@@ -462,12 +462,12 @@ def test_an_add_writes_its_games_counts_as_a_run_until_the_runs_are_merged(
     assert "complete_counts_are_previous_plus_new_games" not in outcomes  # no complete counts were written
     assert all(result["success"] for result in second["expectations"].values())
     runs = [str(path) for run in second["state"]["runs"] for path in pattern_tasks.part_files(
-        layout.state_dir(run["version"]))]
+        layout.run_dir(run["version"]))]
     summed = duckdb.sql(
         "SELECT family, symmetry, key, sum(occurrence), sum(chosen), max(orbit_size), bit_or(result) "
         "FROM read_parquet($runs) GROUP BY ALL ORDER BY ALL", params={"runs": runs}).fetchall()
     complete = duckdb.sql("FROM read_parquet($state) ORDER BY ALL", params={"state": [
-        str(path) for path in pattern_tasks.part_files(Layout(full).state_dir(full_manifest["version"]))]}).fetchall()
+        str(path) for path in pattern_tasks.part_files(Layout(full).run_dir(full_manifest["version"]))]}).fetchall()
     assert summed == complete
     # other thresholds, no new source, only the new release kept: no new counts, no new run; the runs it lists
     # stay, the older releases go
@@ -476,13 +476,13 @@ def test_an_add_writes_its_games_counts_as_a_run_until_the_runs_are_merged(
     assert third["state"] == second["state"]
     listed = [run["version"] for run in third["state"]["runs"]]
     assert versions(layout) == [third["version"]]
-    assert sorted(path.name for path in layout.state.iterdir()) == listed
+    assert sorted(path.name for path in layout.runs.iterdir()) == listed
     # the deltas outgrow their share: one base run replaces the three, the full build's bytes, the others deleted
-    monkeypatch.setattr(pattern_tasks, "STATE_DELTA_SHARE", 0.0)
+    monkeypatch.setattr(pattern_tasks, "DELTA_SHARE", 0.0)
     fourth = build(tmp_path, *archives, options=("--min-occurrence", "sq5=4", "--keep", "1"))
     assert [run["version"] for run in fourth["state"]["runs"]] == [fourth["version"]]
-    assert files(layout.state_dir(fourth["version"])) == files(Layout(full).state_dir(full_manifest["version"]))
-    assert sorted(path.name for path in layout.state.iterdir()) == [fourth["version"]]
+    assert files(layout.run_dir(fourth["version"])) == files(Layout(full).run_dir(full_manifest["version"]))
+    assert sorted(path.name for path in layout.runs.iterdir()) == [fourth["version"]]
     assert all(result["success"] for result in fourth["expectations"].values())
 
 
@@ -502,10 +502,10 @@ def test_release_without_its_build_state_is_extended_by_a_full_build(
 ) -> None:
     first = build(tmp_path, archives[0], options=MIN_OCCURRENCE)
     layout = Layout(tmp_path)
-    damage(pattern_tasks.part_files(layout.state_dir(first["version"]))[-1])
+    damage(pattern_tasks.part_files(layout.run_dir(first["version"]))[-1])
     manifest = build(tmp_path, *archives, options=MIN_OCCURRENCE)
     assert manifest["incremental"] is None
-    assert files(layout.state_dir(manifest["version"])) == files(Layout(full).state_dir(release(full)[1]["version"]))
+    assert files(layout.run_dir(manifest["version"])) == files(Layout(full).run_dir(release(full)[1]["version"]))
 
 
 @pytest.fixture(scope="module")
@@ -544,7 +544,7 @@ def test_broken_table_fails_its_expectation_and_keep_prunes_old_releases(
     assert main([*build, "--keep", "1"]) == 0
     second = current_version(layout)
     assert versions(layout) == [second] and second.startswith("0002-")
-    assert [path.name for path in layout.state.iterdir()] == [second]
+    assert [path.name for path in layout.runs.iterdir()] == [second]
     assert sorted(catalog_views(layout.root)) == sorted(
         f"{schema}.{table}" for schema in ("current", "v2") for table in read_manifest(layout, second)["row_counts"])
     assert read_manifest(layout, second)["expectations"]["games"]["success"] is True

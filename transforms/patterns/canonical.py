@@ -15,7 +15,7 @@ from gopat.transforms.patterns.symmetry import SYMMETRIES
 from gopat.transforms.tables.registry import TABLES
 
 EVENTS_SCHEMA = TABLES["move_patterns"].stored  # the rows of move_patterns (docs/releases.md#move_patterns)
-PATTERN_COUNTS_SCHEMA = pa.schema([  # the complete counts a build keeps as state (docs/releases.md#build-state)
+PATTERN_COUNTS_SCHEMA = pa.schema([  # the complete counts a build keeps as state (docs/releases.md#complete-counts)
     ("family", pa.string()), ("symmetry", pa.int32()), ("key", pa.int64()), ("occurrence", pa.int64()),
     ("chosen", pa.int64()), ("orbit_size", pa.int32()), ("result", pa.int64()),
 ])
@@ -60,8 +60,8 @@ def canonical_counts(raw: pl.DataFrame, *, family: str, symmetry: int) -> pl.Dat
 
 def summed_runs(runs: pa.Table, *, family: str, symmetry: int) -> pa.Table:
     """Counts of one family and symmetry (columns key, orbit_size, occurrence, chosen, result) summed per key, in key
-    order: the rows of sorted runs of counts one after the other, each run's keys sorted and unique (a build state's
-    run files, docs/releases.md#build-state).
+    order: the rows of sorted runs of counts one after the other, each run's keys sorted and unique (a release's
+    run files, docs/releases.md#complete-counts).
 
     A stable sort of runs laid end to end merges them (numpy's timsort finds the runs), so summing a
     few runs costs little more than reading them. Sums are exact int64 and results OR-ed, null where

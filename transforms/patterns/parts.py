@@ -28,7 +28,7 @@ class Part:
 
     @property
     def file(self) -> str:
-        """The part's file in a partitioned table or a state run: ``<family>/<symmetry>/<index>.parquet``."""
+        """The part's file in a partitioned table or a run: ``<family>/<symmetry>/<index>.parquet``."""
         return f"{self.family}/{self.symmetry:02d}/{self.index:04d}.parquet"
 
 

@@ -1,5 +1,5 @@
 """Small real releases for the warehouse tests: DuckDB tables (and a partitioned table written with pyarrow, with a
-build state run) published by `publish`, and their catalog."""
+run of the complete counts) published by `publish`, and their catalog."""
 
 from __future__ import annotations
 
@@ -63,9 +63,9 @@ def write_parts(folder: Path, *, salt: int = 0, parts: tuple[str, ...] = PARTS) 
 def publish_partitioned(
     layout: Layout, *, games: int, content: str, runs: list[str] | None = None, keep: int | None = None
 ) -> tuple[str, list[tuple[object, ...]]]:
-    """Publish `games` and a partitioned `pattern_stats` staged as a folder, with a build state run of the new version
-    whose manifest lists the versions `runs` before it (only their names: what retention reads,
-    docs/releases.md#build-state); returns the version and pattern_stats' rows."""
+    """Publish `games` and a partitioned `pattern_stats` staged as a folder, with a run of the complete counts of the
+    new version whose manifest lists the versions `runs` before it (only their names: what retention reads,
+    docs/releases.md#complete-counts); returns the version and pattern_stats' rows."""
     version = next_version(layout, content)
     shutil.rmtree(layout.staging, ignore_errors=True)  # the staging of an earlier call: the release keeps its links
     staged, state = layout.staging / "pattern_stats", layout.staging / "state"
@@ -78,7 +78,7 @@ def publish_partitioned(
                 "state": {"runs": [*({"version": run} for run in runs or []),
                                    {"version": version, "sha256": digest, "bytes": size}]}}
     publish(layout, con, version=version, tables=["games", "pattern_stats"], manifest=manifest, keep=keep,
-            staged={"pattern_stats": staged}, state=state)
+            staged={"pattern_stats": staged}, run=state)
     con.close()
     return version, rows
 

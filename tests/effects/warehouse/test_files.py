@@ -1,4 +1,5 @@
-"""The digest of a folder (a build state run, docs/releases.md#build-state): its files' names and bytes only."""
+"""The digest of a folder (a run of the complete counts, docs/releases.md#complete-counts): its files' names and
+bytes only."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""When a build can extend the current release: the first reason it cannot, in order, with the build state's run
-folders hashed."""
+"""When a build can extend the current release: the first reason it cannot, in order, with the run folders of the
+complete counts hashed."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def _write(path: Path, data: bytes) -> None:
 
 @pytest.fixture
 def release(tmp_path: Path) -> tuple[Layout, dict]:
-    """A release of the first source whose files (pattern_stats partitioned) and two state run folders are all there."""
+    """A release of the first source whose files (pattern_stats partitioned) and two run folders are all there."""
     layout = Layout(tmp_path)
     folder = layout.release_dir(VERSION)
     for name in FILES:
@@ -48,8 +48,8 @@ def release(tmp_path: Path) -> tuple[Layout, dict]:
     runs = []
     for version in (DELTA, VERSION):
         for part in PARTS:
-            _write(layout.state_dir(version) / part, f"{version}/{part}".encode() * 100)
-        digest, size = tree_digest(layout.state_dir(version))
+            _write(layout.run_dir(version) / part, f"{version}/{part}".encode() * 100)
+        digest, size = tree_digest(layout.run_dir(version))
         runs.append({"version": version, "sha256": digest, "bytes": size})
     manifest = {"code_version": "c0de", "config": CONFIG, "sources": [{"source": "first.tar.gz", "sha256": "a" * 64}],
                 "files": {name: _entry(folder / name) for name in FILES}, "state": {"runs": runs}}
@@ -86,8 +86,8 @@ def test_a_table_without_a_listed_file_gets_a_full_build(release: tuple[Layout, 
 @pytest.mark.parametrize("version", [DELTA, VERSION])
 def test_a_changed_or_missing_state_run_gets_a_full_build(release: tuple[Layout, dict], version: str) -> None:
     layout, manifest = release
-    expected = f"has no build state of the sizes and sha256 its manifest records ({layout.state})"
-    run = layout.state_dir(version)
+    expected = f"has no complete counts of the sizes and sha256 its manifest records ({layout.runs})"
+    run = layout.run_dir(version)
     path = run / PARTS[1]
     data = bytearray(path.read_bytes())
     data[0] ^= 1  # the size kept: only the hash tells
@@ -107,9 +107,9 @@ def test_a_changed_or_missing_state_run_gets_a_full_build(release: tuple[Layout,
 
 def test_the_first_reason_that_holds_is_given(release: tuple[Layout, dict]) -> None:
     layout, manifest = release
-    shutil.rmtree(layout.state_dir(VERSION))
+    shutil.rmtree(layout.run_dir(VERSION))
     assert reason(layout, manifest, code="other") == "was built by other code"
     assert reason(layout, manifest, config={**CONFIG, "fuseki_moves": 12}) == "has another config"
     assert reason(layout, {**manifest, "sources": [{"source": "first.tar.gz", "sha256": "c" * 64}]}) == (
         "was not built from the first of these sources")
-    assert reason(layout, {**manifest, "state": {}}).startswith("has no build state")
+    assert reason(layout, {**manifest, "state": {}}).startswith("has no complete counts")

@@ -1,5 +1,5 @@
 """Publishing releases: verifiable files, byte-identical Parquet, an uncommitted release reused, retention, failure;
-a partitioned table staged as a folder, and the build state's runs kept or deleted."""
+a partitioned table staged as a folder, and the runs of the complete counts kept or deleted."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from gopat.effects.warehouse.catalog import refresh_catalog
 from gopat.effects.warehouse.files import tree_digest
 from gopat.effects.warehouse.layout import (
     Layout,
+    count_runs,
     current_version,
     next_version,
     read_manifest,
-    state_runs,
     table_files,
     versions,
 )
@@ -144,19 +144,19 @@ def test_an_empty_staged_folder_is_refused_and_nothing_is_published(layout: Layo
 
 def test_state_runs_that_no_kept_release_lists_are_deleted(layout: Layout) -> None:
     first, _ = publish_partitioned(layout, games=3, content="1" * 12)
-    run = state_runs(read_manifest(layout, first))[-1]
-    assert tree_digest(layout.state_dir(first)) == (run["sha256"], run["bytes"])
-    write_parts(layout.state / "0009-999999999999")  # left by a build killed before CURRENT switched
-    (layout.state / "0000-000000000000.parquet").write_bytes(b"PAR1")  # a run file of an older gopat
-    (layout.state / "notes.txt").write_text("not a run")
-    write_parts(layout.state_dir("0002-222222222222"), salt=7)  # the same version's run of a killed build
+    run = count_runs(read_manifest(layout, first))[-1]
+    assert tree_digest(layout.run_dir(first)) == (run["sha256"], run["bytes"])
+    write_parts(layout.runs / "0009-999999999999")  # left by a build killed before CURRENT switched
+    (layout.runs / "0000-000000000000.parquet").write_bytes(b"PAR1")  # a run file of an older gopat
+    (layout.runs / "notes.txt").write_text("not a run")
+    write_parts(layout.run_dir("0002-222222222222"), salt=7)  # the same version's run of a killed build
 
     second, _ = publish_partitioned(layout, games=4, content="2" * 12, runs=[first], keep=1)
     assert second == "0002-222222222222"
-    assert sorted(p.name for p in layout.state.iterdir()) == [first, second, "notes.txt"]
-    run = state_runs(read_manifest(layout, second))[-1]
-    assert tree_digest(layout.state_dir(second)) == (run["sha256"], run["bytes"]), "the killed build's run replaced"
+    assert sorted(p.name for p in layout.runs.iterdir()) == [first, second, "notes.txt"]
+    run = count_runs(read_manifest(layout, second))[-1]
+    assert tree_digest(layout.run_dir(second)) == (run["sha256"], run["bytes"]), "the killed build's run replaced"
 
     third, _ = publish_partitioned(layout, games=5, content="3" * 12, keep=1)  # a new base run: the others go
-    assert sorted(p.name for p in layout.state.iterdir()) == [third, "notes.txt"]
+    assert sorted(p.name for p in layout.runs.iterdir()) == [third, "notes.txt"]
     assert versions(layout) == [third]

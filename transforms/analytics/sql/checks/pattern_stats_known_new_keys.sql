@@ -1,5 +1,5 @@
 -- pattern_stats suite, incremental build: per family and symmetry, the keys of the new games' counts (view
--- pattern_counts_new) that the previous build state already has (view pattern_counts_previous: its runs, one after
+-- pattern_counts_new) that the previous complete counts already has (view pattern_counts_previous: its runs, one after
 -- the other, so a key can be in several).
 SELECT family, symmetry, count(*) AS row_count
 FROM pattern_counts_new

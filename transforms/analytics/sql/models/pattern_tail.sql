@@ -2,7 +2,7 @@
 -- leaves out (seen fewer than the family's min_occurrence times) and their summed counts, so that pattern_stats
 -- plus pattern_tail holds every count of the complete counts. The build tallies those keys as it writes
 -- pattern_stats (registered as pattern_tail_counts: family, symmetry, keys, occurrence, chosen; the complete
--- counts of an incremental build are a sum of runs, never a table, docs/releases.md#build-state); the
+-- counts of an incremental build are a sum of runs, never a table, docs/releases.md#complete-counts); the
 -- thresholds are the build config's min_occurrence (registered as pattern_tail_thresholds: family,
 -- min_occurrence). A family published with every key has a row of zeros.
 CREATE OR REPLACE TABLE pattern_tail AS
