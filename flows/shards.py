@@ -125,18 +125,19 @@ def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[ShardPool]:
             # empty context keeps the calling Prefect task's run context (and its DuckDB connection) out of it.
             client = contextvars.Context().run(lambda: task_runner.client)  # distributed is untyped
         except OSError as error:
-            raise OSError(f"cannot connect to the Dask scheduler at {runner}: {_reason(error)}") from error
+            raise OSError(f"cannot connect to the Dask scheduler at {runner} (tried for {CONNECT_SECONDS} s): "
+                          f"{_reason(error)}") from error
         slots = workers if runner == DASK else max(1, sum(client.nthreads().values()))  # type: ignore[no-untyped-call]
         yield ShardPool(client.get_executor(pure=False), slots)  # type: ignore[no-untyped-call]
 
 
 def _reason(error: BaseException) -> str:
     """Why a connection failed: the system's reason at the root of `error` (Dask retries until its timeout and
-    then raises its own error from the last attempt's), with the time it tried; else `error` itself."""
+    then raises its own error from the last attempt's), else `error` itself (an attempt that timed out)."""
     cause: BaseException | None = error
     while cause is not None:
         if isinstance(cause, OSError) and cause.strerror:
-            return f"{cause.strerror} (tried for {CONNECT_SECONDS} s)"
+            return str(cause.strerror)
         cause = cause.__cause__ or cause.__context__
     return str(error)
 

@@ -48,6 +48,11 @@ def cancelled(args: argparse.Namespace) -> Callable[[], str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run the build flow and print the release and the ingest equation."""
+    from gopat.effects.warehouse.fetch import check_sources
+
+    # Input errors first, before Prefect and its temporary API server start; a wrong path, the most common
+    # one, before the modules the other checks need are loaded (they take most of a second).
+    check_sources(args.source)
     from gopat.effects.warehouse.manifest import Ingest, check_inputs
     from gopat.transforms.patterns.canonical import DEFAULT_EVENT_FAMILIES
     from gopat.transforms.patterns.families import DEFAULT_FAMILIES
@@ -55,7 +60,6 @@ def run(args: argparse.Namespace) -> int:
     families = tuple(args.families or DEFAULT_FAMILIES)
     event_families = tuple(args.move_patterns or DEFAULT_EVENT_FAMILIES)
     thresholds = parse_thresholds(args.min_occurrence)
-    # Input errors first, before Prefect and its temporary API server start.
     check_inputs(sources=args.source, expected_sha256=args.expected_sha256, families=families,
                  min_occurrence=thresholds, event_families=event_families)
     if args.quiet:
