@@ -141,7 +141,8 @@ def test_a_scheduler_address_nobody_answers_at_is_one_line_within_the_connect_ti
     assert done.returncode == 1, done.stderr[-3000:]
     lines = done.stderr.splitlines()
     # Refused at once, or, on a loaded machine, an attempt that timed out before the refusal came.
-    line = re.escape(f"gopat: error: cannot connect to the Dask scheduler at {address} (tried for {CONNECT_SECONDS} s): ")
+    line = re.escape(f"gopat: error: cannot connect to the Dask scheduler at {address} "
+                     f"(tried for {CONNECT_SECONDS} s): ")
     reason = r"(Connection refused|Timed out trying to connect to \S+ after \d+ s)"
     assert re.fullmatch(line + reason, lines[-1]), done.stderr[-3000:]
     for noise in ("Traceback", "nanobind", "leaked"):
