@@ -11,7 +11,7 @@ from gopat.transforms.games.board import MAX_SIZE as MAX_BOARD_SIZE
 from gopat.transforms.games.board import MIN_SIZE as MIN_BOARD_SIZE
 from gopat.transforms.games.decoding import decode_sgf
 from gopat.transforms.games.errors import RejectError
-from gopat.transforms.games.trees import Flags, collection
+from gopat.transforms.games.trees import Flags, Tree, collection
 
 HEADER_KEYS = ("PB", "PW", "BR", "WR", "DT", "EV", "RE", "KM", "HA", "RU")
 PASS = -1
@@ -235,6 +235,27 @@ def _game(
     return GameRecord(index, size, headers, setup, tuple(moves), flags.as_tuple(), encoding)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Trees:
+    """The game trees of one SGF file as sgfmill's coarse trees (values are bytes in ``values_encoding``)."""
+
+    trees: list[Tree | RejectError]
+    encoding: str  # the file's encoding, as chosen by decode_sgf
+    values_encoding: str  # utf-8 or gb18030: the file's own bytes, or its text re-encoded as UTF-8
+    flags: Flags  # decode_sgf's flags and the repairs of the whole file
+
+
+def read_trees(data: bytes) -> Trees:
+    """Decode one SGF file and tokenise its collection, as :func:`parse_collection` reads it."""
+    text, encoding, decode_flags = decode_sgf(data)
+    flags = Flags(decode_flags)
+    if encoding in _BYTE_LEVEL:
+        bb, values_encoding = (data[3:] if "bom" in flags else data), encoding
+    else:
+        bb, values_encoding = text.encode("utf-8"), "utf-8"
+    return Trees(collection(bb, flags), encoding, values_encoding, flags)
+
+
 def parse_collection(data: bytes) -> tuple[list[GameRecord], list[TreeReject]]:
     """Decode one SGF file and return one GameRecord per readable game tree of the collection,
     and one TreeReject per other tree (docs/releases.md#collections).
@@ -260,25 +281,18 @@ def parse_collection(data: bytes) -> tuple[list[GameRecord], list[TreeReject]]:
         ``truncated``, ``parse_error``, ``not_go``, ``bad_board_size``, ``board_too_large``,
         ``board_not_square``, ``setup_off_board``.
     """
-    text, encoding, decode_flags = decode_sgf(data)
-    file_flags = Flags(decode_flags)
-    if encoding in _BYTE_LEVEL:
-        bb, values_encoding = (data[3:] if "bom" in file_flags else data), encoding
-    else:
-        bb, values_encoding = text.encode("utf-8"), "utf-8"
-    trees = collection(bb, file_flags)
-
+    read = read_trees(data)
     records: list[GameRecord] = []
     errors: list[tuple[int, RejectError]] = []
-    for index, tree in enumerate(trees):
+    for index, tree in enumerate(read.trees):
         if isinstance(tree, RejectError):
             errors.append((index, tree))
             continue
         game_tree, repairs = tree
-        flags = Flags((*file_flags.as_tuple(), *repairs))
+        flags = Flags((*read.flags.as_tuple(), *repairs))
         try:
-            decode = _value_decoder(values_encoding, flags)
-            records.append(_game(game_tree, index, decode, flags, encoding))
+            decode = _value_decoder(read.values_encoding, flags)
+            records.append(_game(game_tree, index, decode, flags, read.encoding))
         except RejectError as exc:
             errors.append((index, exc))
     if not records:
