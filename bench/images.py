@@ -323,6 +323,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="the folder of base.tar.gz and images.tar.gz")
     parser.add_argument("--check", type=Path, nargs=2, metavar=("BASE_WAREHOUSE", "IMAGES_WAREHOUSE"))
     args = parser.parse_args(argv)
+    try:
+        return _run(parser, args)
+    except (ValueError, OSError) as error:  # bad input: one line, no traceback
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return 2
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Generate the archives, or check two releases, as `args` asks."""
     if args.check:
         results = check(*args.check)
         for table, exact, detail in results:

@@ -124,3 +124,14 @@ def test_games_that_would_collide_in_the_images_are_left_out() -> None:
     short = record("(;SZ[19];B[jj];W[])")  # under 20 moves the build never compares games
     assert images.left_out(short, sequence(short), claimed) == "" and len(claimed) == 8
     assert images.left_out(long_game, "0" * 40, set()) == "reads_back_differently"
+
+
+def test_a_warehouse_without_a_release_is_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    images = images_module()
+    assert images.main(["--warehouse", str(tmp_path / "none"), "--out", str(tmp_path / "out")]) == 2
+    assert images.main(["--check", str(tmp_path / "none"), str(tmp_path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"images.py: error: no release in {tmp_path / 'none' / 'releases'}; run `gopat build` first",
+                     f"images.py: error: no release in {tmp_path / 'none'}"]
