@@ -317,7 +317,7 @@ def check(base: Path, images: Path) -> list[tuple[str, bool, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="bench/images.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--warehouse", type=Path, help="the warehouse whose current release is imaged")
     parser.add_argument("--archive", type=Path, action="append", default=[], help="a source archive (repeatable)")
     parser.add_argument("--out", type=Path, help="the folder of base.tar.gz and images.tar.gz")
@@ -349,7 +349,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     print(f"gopat build --source {args.out / 'base.tar.gz'} --warehouse BASE --families {families}")
     print(f"gopat build --source {args.out / 'images.tar.gz'} --warehouse IMAGES --families {families}"
           + (f" --min-occurrence {options}" if options else ""))
-    print(f"{sys.argv[0]} --check BASE IMAGES")
+    print(f"{parser.prog} --check BASE IMAGES")
     return 0
 
 

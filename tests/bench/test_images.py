@@ -133,5 +133,5 @@ def test_a_warehouse_without_a_release_is_one_line_naming_it(
     assert images.main(["--warehouse", str(tmp_path / "none"), "--out", str(tmp_path / "out")]) == 2
     assert images.main(["--check", str(tmp_path / "none"), str(tmp_path)]) == 2
     lines = capsys.readouterr().err.splitlines()
-    assert lines == [f"images.py: error: no release in {tmp_path / 'none' / 'releases'}; run `gopat build` first",
-                     f"images.py: error: no release in {tmp_path / 'none'}"]
+    assert lines == [f"bench/images.py: error: no release in {tmp_path / 'none' / 'releases'}; run `gopat build` first",
+                     f"bench/images.py: error: no release in {tmp_path / 'none'}"]
