@@ -57,7 +57,7 @@ def check_inputs(
     the reason (the command line calls it before Prefect starts, the flow for every other caller)."""
     check_sources(list(sources))
     if len(expected_sha256) > len(sources):
-        raise ValueError(f"{len(expected_sha256)} expected sha256 values for {len(sources)} sources: at most one each")
+        raise ValueError(f"more expected sha256 values ({len(expected_sha256)}) than sources ({len(sources)})")
     check_families(families)
     check_event_families(event_families)
     thresholds(families, min_occurrence)

@@ -21,7 +21,7 @@ def _inputs(source: Path, **changes: object) -> dict[str, object]:
 @pytest.mark.parametrize(("changes", "message"), [
     ({"sources": []}, "no source given"),
     ({"sources": ["no/such.tar.gz"]}, "no/such.tar.gz: no such file or folder"),
-    ({"expected_sha256": ["a" * 64, "b" * 64]}, "2 expected sha256 values for 1 sources"),
+    ({"expected_sha256": ["a" * 64, "b" * 64]}, "more expected sha256 values (2) than sources (1)"),
     ({"families": ["d12", "sq7"]}, "unknown pattern families ['sq7']"),
     ({"event_families": ["blk4"]}, "not blk4"),
     ({"min_occurrence": {"sq5": 0}}, "sq5"),
