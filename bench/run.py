@@ -3,7 +3,7 @@
 Usage: .venv/bin/python bench/run.py [--corpus PATH] [--runs 3] [--scaling] [--incremental] [--new-games 1000]
        [--small-base 12000] [--max-ratio X]
 
-Prints wall seconds, games/s, the ratio B/A, B's peak RSS (process tree), B's CPU seconds (process
+Prints wall seconds, games/s, the ratio B/A, B's peak RSS (process tree; its own process), B's CPU seconds (process
 tree) over A (divided by the cores: the B/A of a build that kept every core busy), B's phase profile, and
 with --scaling the time ratio of B on the whole corpus against B on its first quarter. With
 --incremental the corpus is split into a base archive and a new one (its last --new-games games);
@@ -66,8 +66,8 @@ def reference(members: list[bytes]) -> tuple[float, int]:
     return time.perf_counter() - start, games
 
 
-def tree_rss(root: int) -> int:
-    """Resident bytes of a process and all its descendants, from /proc."""
+def tree_rss(root: int) -> tuple[int, int]:
+    """Resident bytes of a process and all its descendants, and of the process alone, from /proc."""
     parents: dict[int, int] = {}
     rss: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
@@ -88,14 +88,15 @@ def tree_rss(root: int) -> int:
         children = [child for child, parent in parents.items() if parent == pid]
         tree.update(children)
         frontier.extend(children)
-    return sum(rss.get(pid, 0) for pid in tree)
+    return sum(rss.get(pid, 0) for pid in tree), rss.get(root, 0)
 
 
 def build(sources: list[Path], *, warehouse: Path | None = None) -> tuple[float, int, dict]:
     """`gopat build` of `sources` into `warehouse` (None: a fresh one); (seconds, peak tree RSS bytes, manifest).
 
     The manifest gains `tree_cpu`: the CPU seconds (user + sys) of the build's process tree, every
-    process it started included (each is waited for, so its rusage reaches ours)."""
+    process it started included (each is waited for, so its rusage reaches ours), and `parent_peak`: the
+    peak resident bytes of the build's own process (the flow's), without its workers."""
     if warehouse is None:
         with tempfile.TemporaryDirectory(prefix="gopat-bench-") as fresh:
             return build(sources, warehouse=Path(fresh))
@@ -107,13 +108,14 @@ def build(sources: list[Path], *, warehouse: Path | None = None) -> tuple[float,
         # the profile's publish time is a log line of the flow: the console shows INFO lines whatever the caller set
         env={**os.environ, "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "INFO"},
     )
-    peak = 0
+    peak = parent = 0
     done = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
+        nonlocal peak, parent
         while not done.wait(0.2):
-            peak = max(peak, tree_rss(process.pid))
+            tree, own = tree_rss(process.pid)
+            peak, parent = max(peak, tree), max(parent, own)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -130,7 +132,7 @@ def build(sources: list[Path], *, warehouse: Path | None = None) -> tuple[float,
     published = re.search(r"publish took ([\d.]+) s", output)
     timings = {**manifest.get("timings", {}), "publish": float(published[1]) if published else 0.0}
     timings["other"] = max(0.0, seconds - sum(timings.values()))  # Prefect's start and stop, artifacts
-    return seconds, peak, {**manifest, "timings": timings, "tree_cpu": cpu}
+    return seconds, peak, {**manifest, "timings": timings, "tree_cpu": cpu, "parent_peak": parent}
 
 
 def incremental_build(base: Path, sources: list[Path]) -> tuple[float, dict]:
@@ -212,7 +214,7 @@ def main() -> int:
 
     members = sgf_members(args.corpus)
     print(f"corpus {args.corpus} ({len(members)} SGF members), {os.cpu_count()} cores", flush=True)
-    a_times, b_times, peaks, ratios, profiles, quarter_times = [], [], [], [], [], []
+    a_times, b_times, peaks, parent_peaks, ratios, profiles, quarter_times = [], [], [], [], [], [], []
     i_times, i_ratios, i_profiles, small_times = [], [], [], []
     cpu_ratios, i_cpu_ratios = [], []  # B's CPU seconds over A's seconds; the incremental build's over B's
     with tempfile.TemporaryDirectory(prefix="gopat-bench-q-") as tmp:
@@ -233,12 +235,14 @@ def main() -> int:
             a_times.append(a_seconds)
             b_times.append(b_seconds)
             peaks.append(peak)
+            parent_peaks.append(manifest["parent_peak"])
             ratios.append(b_seconds / a_seconds)
             cpu_ratios.append(manifest["tree_cpu"] / a_seconds)
             profiles.append({**manifest.get("timings", {}), **manifest.get("ingest_cpu", {})})
             line = (f"run {run}: A {a_seconds:.1f} s ({a_games / a_seconds:.0f} games/s), "
                     f"B {b_seconds:.1f} s ({manifest['ingest']['games'] / b_seconds:.0f} games/s), "
-                    f"B/A {b_seconds / a_seconds:.2f}, peak RSS {peak / 2**30:.2f} GiB")
+                    f"B/A {b_seconds / a_seconds:.2f}, peak RSS {peak / 2**30:.2f} GiB "
+                    f"(the flow's process {manifest['parent_peak'] / 2**30:.2f} GiB)")
             if quarter is not None:
                 q_seconds, _, _ = build([quarter])
                 quarter_times.append(q_seconds)
@@ -257,7 +261,8 @@ def main() -> int:
             print(line, flush=True)
     median_ratio = statistics.median(ratios)
     print(f"median A {statistics.median(a_times):.1f} s, median B {statistics.median(b_times):.1f} s, "
-          f"median B/A {median_ratio:.2f}, median peak RSS {statistics.median(peaks) / 2**30:.2f} GiB")
+          f"median B/A {median_ratio:.2f}, median peak RSS {statistics.median(peaks) / 2**30:.2f} GiB, "
+          f"of the flow's process {statistics.median(parent_peaks) / 2**30:.2f} GiB")
     cores, cpu_ratio = os.cpu_count() or 1, statistics.median(cpu_ratios)
     print(f"median B CPU (process tree, user + sys) / A {cpu_ratio:.2f}: with all {cores} cores busy all the time, "
           f"B/A would be {cpu_ratio / cores:.2f}")

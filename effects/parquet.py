@@ -1,10 +1,12 @@
-"""The release's Parquet layouts for patterns: pattern_stats' schema and options (its part files are written by
+"""Parquet files written from Arrow: one atomic writer for every file the build writes outside DuckDB, and the
+release's layouts for patterns: pattern_stats' schema and options (its part files are written by
 effects/pattern_parts.py), and the move_patterns file, written and merged in row groups that depend on the rows only."""
 
 from __future__ import annotations
 
 import heapq
 import itertools
+import os
 from collections.abc import Hashable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -25,6 +27,23 @@ PATTERN_STATS_PARQUET = {  # dictionaries for the repetitive columns; the sorted
 }
 
 
+def write_parquet(path: Path, tables: Iterable[pa.Table], *, schema: pa.Schema, **options: Any) -> Path:
+    """Write `tables` of `schema`, each in row groups of at most ROW_GROUP_ROWS rows, to Parquet file `path` by a
+    temporary file beside it, renamed: the file is whole or absent. `options` are pyarrow's ParquetWriter's
+    (default: zstd). Returns `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with pq.ParquetWriter(tmp, schema, **{"compression": "zstd", **options}) as writer:
+            for table in tables:
+                writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
 def write_move_patterns(out: Path, families: Iterable[tuple[str, pa.Table]]) -> Path:
     """Write Parquet file `out` of move_patterns from `(family, rows)` pairs given in table order (family, game_id,
     move_number); returns `out`.
@@ -33,14 +52,15 @@ def write_move_patterns(out: Path, families: Iterable[tuple[str, pa.Table]]) -> 
     pieces (_RowGroups), so the same rows give the same bytes (full and incremental builds, any
     number of workers).
     """
-    with pq.ParquetWriter(out, EVENTS_SCHEMA, compression="zstd") as writer:
-        groups = _RowGroups()
-        for family, rows in families:
-            for group in groups.add(family, rows.cast(EVENTS_SCHEMA)):
-                writer.write_table(group, row_group_size=ROW_GROUP_ROWS)
-        for group in groups.rest():
-            writer.write_table(group, row_group_size=ROW_GROUP_ROWS)
-    return out
+    return write_parquet(out, _row_groups(families), schema=EVENTS_SCHEMA)
+
+
+def _row_groups(families: Iterable[tuple[str, pa.Table]]) -> Iterator[pa.Table]:
+    """The row groups of move_patterns rows given as `(family, rows)` pairs in table order (_RowGroups)."""
+    groups = _RowGroups()
+    for family, rows in families:
+        yield from groups.add(family, rows.cast(EVENTS_SCHEMA))
+    yield from groups.rest()
 
 
 def merge_move_patterns(previous: Path, new: Iterable[Path], family: str) -> Iterator[pa.Table]:

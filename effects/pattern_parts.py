@@ -18,9 +18,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
-import pyarrow.parquet as pq
 
-from gopat.effects.parquet import PATTERN_STATS_PARQUET, PATTERN_STATS_SCHEMA, ROW_GROUP_ROWS
+from gopat.effects.parquet import PATTERN_STATS_PARQUET, PATTERN_STATS_SCHEMA, write_parquet
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, key_texts, summed_runs
 from gopat.transforms.patterns.parts import SAMPLE_MODULUS, Part
@@ -48,7 +47,7 @@ def sum_part(
 
     `runs`: the inputs are the runs' files, few and each sorted by key, summed by a merge of sorted
     inputs; else the inputs are extraction shards, unsorted, summed by DuckDB's hash aggregate.
-    Files are written to a temporary name beside their path and renamed: a part is either written whole or absent.
+    Files are written whole or not at all (effects/parquet.py write_parquet).
     """
     if not inputs:
         counts = PATTERN_COUNTS_SCHEMA.empty_table()
@@ -57,11 +56,11 @@ def sum_part(
     else:
         counts = _summed(part, inputs)
     if run is not None:
-        _write(run, counts, PATTERN_COUNTS_SCHEMA, compression="zstd")
+        write_parquet(run, [counts], schema=PATTERN_COUNTS_SCHEMA)
     if published is None:
         return LeftOut(0, 0, 0)
     kept = counts.filter(pc.greater_equal(counts["occurrence"], min_occurrence))
-    _write(published, _published(part.family, kept), PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET)
+    write_parquet(published, [_published(part.family, kept)], schema=PATTERN_STATS_SCHEMA, **PATTERN_STATS_PARQUET)
     return LeftOut(counts.num_rows - kept.num_rows, _sum(counts, "occurrence") - _sum(kept, "occurrence"),
                    _sum(counts, "chosen") - _sum(kept, "chosen"))
 
@@ -108,7 +107,7 @@ def key_sample(con: duckdb.DuckDBPyConnection, sources: Sequence[Path]) -> pa.Ta
 
 def write_sample(path: Path, sample: pa.Table) -> None:
     """Write a key sample (family, symmetry, key: key_sample) to Parquet file `path`, by a temporary file renamed."""
-    _write(path, sample.select(SAMPLE_SCHEMA.names).cast(SAMPLE_SCHEMA), SAMPLE_SCHEMA, compression="zstd")
+    write_parquet(path, [sample.select(SAMPLE_SCHEMA.names).cast(SAMPLE_SCHEMA)], schema=SAMPLE_SCHEMA)
 
 
 def _published(family: str, counts: pa.Table) -> pa.Table:
@@ -118,15 +117,6 @@ def _published(family: str, counts: pa.Table) -> pa.Table:
     columns["key"] = key_texts(family, counts["key"].to_numpy())
     return pa.table([columns[name] for name in PATTERN_STATS_SCHEMA.names],
                     names=PATTERN_STATS_SCHEMA.names).cast(PATTERN_STATS_SCHEMA)
-
-
-def _write(path: Path, rows: pa.Table, schema: pa.Schema, **options: object) -> None:
-    """Write `rows` to Parquet file `path` in row groups of ROW_GROUP_ROWS, by a temporary file renamed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with pq.ParquetWriter(tmp, schema, **options) as writer:
-        writer.write_table(rows, row_group_size=ROW_GROUP_ROWS)
-    tmp.replace(path)
 
 
 def _sum(rows: pa.Table, column: str) -> int:

@@ -56,8 +56,8 @@ from gopat.flows.ingest import (
     no_games,
     unique,
 )
-from gopat.flows.patterns import PatternFiles, extract_shards, move_patterns_file, pattern_stats_file
-from gopat.flows.shards import check_runner
+from gopat.flows.patterns import PatternFiles, extract_shards, move_patterns_file, pattern_stats_file, staged_tables
+from gopat.flows.shards import ShardPool, check_runner, shard_executor
 from gopat.transforms.analytics.counting import build_game_counts
 from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
 from gopat.transforms.analytics.tail import build_pattern_tail
@@ -269,58 +269,67 @@ def _build_and_publish(
     )
     install_macros(con)  # the tables' derived columns, as readers compute them (transforms/tables/registry.py)
     try:
-        with _timed(timings, "ingest"):
-            ingest, replays, cpu = ingest_sources(
-                plan.new_sources, con, workers=run.workers, shard_size=run.shard_size, show=run.show,
-                runner=run.runner, first_index=len(plan.fetched) - len(plan.new_sources),
-            )
-            new_files = ingest.files_in
-            if plan.base and plan.previous:
-                ingest = carry_previous(con, plan.previous, Ingest(**plan.base["ingest"]), ingest)
-            ingest = build_game_tables(con, ingest)
-        get_run_logger().info(ingest.line())
-        if ingest.games == 0:
-            raise NoGames(no_games(con, [f.source for f in plan.fetched], ingest))
-        fault_point("ingest")
-        with _timed(timings, "extract"):
-            chosen = extract_shards(
-                con, replays, stage, families=tuple(plan.config["families"]),
-                event_families=tuple(plan.config["event_families"]),
-                workers=run.workers,
-                shard_size=run.pattern_shard_size, show=run.show, runner=run.runner,
-            )
-        if plan.base:
-            for family in plan.config["families"]:
-                chosen[family] += plan.base["families"][family]["chosen_events"]
-        fault_point("validate", con=con)
-        incremental = (
-            {"base": plan.base["version"], "new_sources": len(plan.new_sources), "files_in": new_files}
-            if plan.base else None
-        )
-        facts = checked_facts(code=plan.code, content=plan.content, config=plan.config, fetched=plan.fetched,
-                              ingest=ingest, chosen=chosen, incremental=incremental)
-        patterns, move_patterns, expectations = _tables_and_suites(con, stage, plan, run, facts=facts,
-                                                                   timings=timings)
-        version = next_version(plan.layout, plan.content)
-        runs = [] if patterns.base else list(plan.previous_runs)
-        if patterns.run is not None:
-            digest, size = tree_digest(patterns.run)
-            runs.append({"version": version, "sha256": digest, "bytes": size})
-        manifest = release_manifest(
-            facts, runs=runs, row_counts={t: count_rows(con, t) for t in PUBLISHED},
-            expectations={table: expectations[table] for table in PUBLISHED}, timings=timings, ingest_cpu=cpu,
-        )
-        with _timed(timings, "publish"):
-            publish_release(plan.layout, con, version, manifest, keep, run=patterns.run,
-                            staged={"pattern_stats": patterns.published, "move_patterns": move_patterns})
+        with shard_executor(workers=run.workers, runner=run.runner) as pool:
+            version = _build_on(pool, con, stage, plan, run, keep=keep, timings=timings)
     finally:
         con.close()
         shutil.rmtree(stage, ignore_errors=True)
     return version
 
 
+def _build_on(
+    pool: ShardPool, con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, *, keep: int | None,
+    timings: dict[str, float],
+) -> str:
+    """The build in `stage` with its DuckDB `con` and its one worker pool `pool`; returns the version published."""
+    with _timed(timings, "ingest"):
+        ingest, cpu = ingest_sources(
+            plan.new_sources, con, stage, pool=pool, shard_size=run.shard_size, show=run.show,
+            first_index=len(plan.fetched) - len(plan.new_sources),
+        )
+        new_files = ingest.files_in
+        if plan.base and plan.previous:
+            ingest = carry_previous(con, plan.previous, Ingest(**plan.base["ingest"]), ingest)
+        ingest = build_game_tables(con, ingest)
+    get_run_logger().info(ingest.line())
+    if ingest.games == 0:
+        raise NoGames(no_games(con, [f.source for f in plan.fetched], ingest))
+    fault_point("ingest")
+    with _timed(timings, "extract"):
+        chosen = extract_shards(
+            con, stage, families=tuple(plan.config["families"]), event_families=tuple(plan.config["event_families"]),
+            pool=pool, shard_size=run.pattern_shard_size, show=run.show,
+        )
+    if plan.base:
+        for family in plan.config["families"]:
+            chosen[family] += plan.base["families"][family]["chosen_events"]
+    fault_point("validate", con=con)
+    incremental = (
+        {"base": plan.base["version"], "new_sources": len(plan.new_sources), "files_in": new_files}
+        if plan.base else None
+    )
+    facts = checked_facts(code=plan.code, content=plan.content, config=plan.config, fetched=plan.fetched,
+                          ingest=ingest, chosen=chosen, incremental=incremental)
+    patterns, move_patterns, expectations = _tables_and_suites(con, stage, plan, run, pool, facts=facts,
+                                                               timings=timings)
+    version = next_version(plan.layout, plan.content)
+    runs = [] if patterns.base else list(plan.previous_runs)
+    if patterns.run is not None:
+        digest, size = tree_digest(patterns.run)
+        runs.append({"version": version, "sha256": digest, "bytes": size})
+    manifest = release_manifest(
+        facts, runs=runs, row_counts={t: count_rows(con, t) for t in PUBLISHED},
+        expectations={table: expectations[table] for table in PUBLISHED}, timings=timings, ingest_cpu=cpu,
+    )
+    staged = {"pattern_stats": patterns.published, "move_patterns": move_patterns,
+              **staged_tables(stage)}
+    with _timed(timings, "publish"):
+        publish_release(plan.layout, con, version, manifest, keep, run=patterns.run, staged=staged)
+    return version
+
+
 def _tables_and_suites(
-    con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, *, facts: Manifest,
+    con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, pool: ShardPool, *, facts: Manifest,
     timings: dict[str, float],
 ) -> tuple[PatternFiles, Path, dict[str, Any]]:
     """Build the analytics, pattern_stats, pattern_tail and move_patterns and run every suite against the manifest's
@@ -336,7 +345,7 @@ def _tables_and_suites(
             patterns = pattern_stats_file(
                 con, stage, families=plan.config["families"], previous=plan.previous,
                 previous_runs=[plan.layout.run_dir(entry["version"]) for entry in plan.previous_runs],
-                min_occurrence=plan.config["min_occurrence"], workers=run.workers, runner=run.runner, show=run.show,
+                min_occurrence=plan.config["min_occurrence"], pool=pool, show=run.show,
             )
             build_pattern_tail(con, left_out=patterns.tail, min_occurrence=plan.config["min_occurrence"])
         fault_point("aggregate")

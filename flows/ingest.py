@@ -14,21 +14,19 @@ from prefect import Task, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.client.schemas.objects import State, TaskRun
 
+from gopat.effects.shard_work import Ingested, ingest_shard
 from gopat.effects.warehouse.fetch import Fetched, fetch
 from gopat.effects.warehouse.manifest import Ingest
 from gopat.flows.progress import progress
-from gopat.flows.shards import shard_executor
+from gopat.flows.shards import ShardPool
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.checks import identifier
 from gopat.transforms.games.archives import Limits, MemberReject, iter_members
-from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.games.records import (
     GAMES_SCHEMA,
     MOVES_SCHEMA,
     REJECTS_SCHEMA,
     SETUPS_SCHEMA,
-    IngestedShard,
-    ingest_members,
     reject_row,
 )
 from gopat.transforms.iteration import batched
@@ -69,18 +67,19 @@ def _append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> 
 def ingest_sources(
     fetched: list[Fetched],
     con: duckdb.DuckDBPyConnection,
+    stage: Path,
     *,
-    workers: int,
+    pool: ShardPool,
     shard_size: int,
     show: str,
-    runner: str,
     first_index: int = 0,
-) -> tuple[Ingest, dict[str, GameMoves], dict[str, float]]:
-    """Parse and replay every member in worker processes into games_all, moves_all, setups_all, rejects_all.
+) -> tuple[Ingest, dict[str, float]]:
+    """Parse and replay every member on the build's runner `pool` into games_all, moves_all, setups_all, rejects_all.
 
-    `first_index` is the position of `fetched[0]` among the build's sources (the order that picks
-    which copy of a duplicate game is kept). Also returns the CPU seconds the workers spent parsing
-    and replaying (the benchmark's profile).
+    Each shard's worker writes its rows to stage/ingest/ (effects/shard_work.py), which are appended
+    in shard order and removed. `first_index` is the position of `fetched[0]` among the build's
+    sources (the order that picks which copy of a duplicate game is kept). Also returns the CPU
+    seconds the workers spent parsing and replaying (the benchmark's profile).
     """
     logger = get_run_logger()
     games_schema: dict[str, Any] = {**GAMES_SCHEMA, "source_index": pl.Int32}
@@ -88,13 +87,13 @@ def ingest_sources(
     _append(con, "moves_all", pl.DataFrame(schema=MOVES_SCHEMA))
     _append(con, "setups_all", pl.DataFrame(schema=SETUPS_SCHEMA))
     _append(con, "rejects_all", pl.DataFrame(schema=REJECTS_SCHEMA))
-    replays: dict[str, GameMoves] = {}
-    files_in = files_ingested = trees_in = 0
+    folder = stage / "ingest"
+    files_in = files_ingested = trees_in = games = shards = 0
     cpu = {"parse_cpu": 0.0, "replay_cpu": 0.0}
 
-    def calls(source: Fetched) -> Iterator[Callable[[], IngestedShard]]:
+    def calls(index: int, source: Fetched) -> Iterator[Callable[[], Ingested]]:
         """The ingest call of each shard of `source`'s members, read as the pool asks; its rejects are appended."""
-        nonlocal files_in
+        nonlocal files_in, shards
         for batch in batched(iter_members(source.path, limits=Limits()), shard_size):
             files_in += len(batch)
             rejected = [
@@ -107,32 +106,32 @@ def ingest_sources(
             ]
             _append(con, "rejects_all", pl.DataFrame(rejected, schema=REJECTS_SCHEMA))
             members = [m for m in batch if not isinstance(m, MemberReject)]
-            yield functools.partial(ingest_members, members, source=source.source, source_sha256=source.sha256)
+            shards += 1
+            yield functools.partial(ingest_shard, members, source=source.source, source_sha256=source.sha256,
+                                    source_index=index, folder=folder, name=f"shard-{shards:06d}")
 
-    with shard_executor(workers=workers, runner=runner) as pool:
-        for index, source in enumerate(fetched, start=first_index):
-            with progress(show, f"ingest {source.source}", None) as advance:  # shards: unknown until read
-                for shard in pool.results(calls(source)):
-                    _append(con, "games_all", shard.games.with_columns(source_index=pl.lit(index, pl.Int32)))
-                    _append(con, "moves_all", shard.moves)
-                    _append(con, "setups_all", shard.setups)
-                    _append(con, "rejects_all", shard.rejects)
-                    replays.update(shard.replays)
-                    files_ingested += shard.files_ingested
-                    trees_in += shard.trees_in
-                    cpu["parse_cpu"] += shard.seconds["parse"]
-                    cpu["replay_cpu"] += shard.seconds["replay"]
-                    advance(f"{files_in} files read, {len(replays)} games")
+    for index, source in enumerate(fetched, start=first_index):
+        with progress(show, f"ingest {source.source}", None) as advance:  # shards: unknown until read
+            for shard in pool.results(calls(index, source)):
+                for table, path in shard.files.items():
+                    con.execute(f"INSERT INTO {identifier(table + '_all')} BY NAME FROM read_parquet(?)", [str(path)])
+                    path.unlink()
+                files_ingested += shard.files_ingested
+                trees_in += shard.trees_in
+                games += shard.games
+                cpu["parse_cpu"] += shard.seconds["parse"]
+                cpu["replay_cpu"] += shard.seconds["replay"]
+                advance(f"{files_in} files read, {games} games")
     rejects = con.execute("SELECT source, member, tree_index, reason, message FROM rejects_all").fetchall()
-    for source, member, tree, reason, message in rejects:
+    for source_name, member, tree, reason, message in rejects:
         where = (member or "(whole source)") + ("" if tree is None else f" tree {tree}")
-        logger.warning("rejected %s %s: %s: %s", source, where, reason, message)
+        logger.warning("rejected %s %s: %s: %s", source_name, where, reason, message)
     files_rejected, trees_rejected = rejected_counts(con)
     ingest = Ingest(
         files_in=files_in, files_ingested=files_ingested, files_rejected=files_rejected,
         trees_in=trees_in, trees_rejected=trees_rejected,
     )
-    return ingest, replays, {phase: round(seconds, 3) for phase, seconds in cpu.items()}
+    return ingest, {phase: round(seconds, 3) for phase, seconds in cpu.items()}
 
 
 @task(cache_policy=NO_CACHE)

@@ -19,13 +19,14 @@ from prefect.cache_policies import NO_CACHE
 
 from gopat.effects.parquet import merge_move_patterns, write_move_patterns
 from gopat.effects.pattern_parts import key_sample, sum_part, write_sample
+from gopat.effects.shard_work import StagedGames, extract_range
 from gopat.effects.warehouse.files import tree_bytes
 from gopat.effects.warehouse.lock import fault_point
+from gopat.effects.warehouse.publish import export_table
 from gopat.flows.progress import progress
-from gopat.flows.shards import ShardPool, extract_shard, shard_executor
+from gopat.flows.shards import ShardPool
+from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.checks import identifier
-from gopat.transforms.games.packed import GameMoves
-from gopat.transforms.iteration import batched
 from gopat.transforms.patterns.parts import Part, plan_parts
 from gopat.transforms.tables.format import FORMAT
 from gopat.transforms.tables.registry import select_list
@@ -54,47 +55,63 @@ class PatternFiles:
 @task(cache_policy=NO_CACHE)
 def extract_shards(
     con: duckdb.DuckDBPyConnection,
-    replays: dict[str, GameMoves],
     stage: Path,
     *,
     families: tuple[str, ...],
     event_families: tuple[str, ...] = (),
-    workers: int,
+    pool: ShardPool,
     shard_size: int,
     show: str,
-    runner: str,
 ) -> dict[str, int]:
-    """Extract pattern counts of the kept games this build replayed, in worker processes, a Parquet file a shard
-    (patterns/), and the chosen events of `event_families` (events/, the rows of move_patterns).
+    """Extract the pattern counts of the kept games this build parsed (patterns/, a file a shard) and the chosen
+    events of `event_families` (events/, the rows of move_patterns) on the build's runner `pool`.
 
-    Shards have `shard_size` games, in game_id order, fewer when there are too few games to give
-    every worker one.
+    The games are read back from the staged moves and setups files (stage_games); shards hold
+    `shard_size` consecutive games in game_id order, fewer when there are too few games to give
+    every worker one. Returns the chosen events per family.
     """
-    ordered = con.execute("SELECT game_id FROM games ORDER BY game_id").fetchall()
-    kept = [game_id for (game_id,) in ordered if game_id in replays]
-    shard_size = min(shard_size, max(1, -(-len(kept) // workers)))
+    staged = stage_games(con, stage)
+    con.execute("SET VARIABLE shard_size = ?", [shard_size])
+    con.execute("SET VARIABLE shard_slots = ?", [pool.slots])
+    ranges = con.execute(sql_text("steps/extract_shards")).fetchall() or [(None, None)]
     folder, events_folder = stage / "patterns", stage / "events"
     for path in (folder, events_folder):
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True)
     chosen_events = dict.fromkeys(families, 0)
-    batches = list(batched(kept, shard_size)) if kept else [[]]
-    calls = (  # a shard's games are gathered when it is submitted, its results dropped once written
-        functools.partial(extract_shard, [replays[g] for g in batch], families, game_ids=batch,
-                          event_families=event_families)
-        for batch in batches
+    calls = (
+        functools.partial(extract_range, staged, first, last, families, event_families=event_families,
+                          counts=folder / f"shard-{i:05d}.parquet", events=events_folder / f"shard-{i:05d}.parquet")
+        for i, (first, last) in enumerate(ranges)
     )
-    with (_memory_returned(con), shard_executor(workers=workers, runner=runner) as pool,
-          progress(show, "patterns", len(batches)) as advance):
-        for i, (parquet, events, counts) in enumerate(pool.results(calls)):
-            (folder / f"shard-{i:05d}.parquet").write_bytes(parquet)
-            (events_folder / f"shard-{i:05d}.parquet").write_bytes(events)
+    with _memory_returned(con), progress(show, "patterns", len(ranges)) as advance:
+        for i, counts in enumerate(pool.results(calls)):
             for family, count in counts.items():
                 chosen_events[family] += count
-            advance(f"shards of {shard_size} games")
+            advance("extraction shards")
             if i == 0:
                 fault_point("extract")  # the cancellation tests: workers are alive here
     return chosen_events
+
+
+def stage_games(con: duckdb.DuckDBPyConnection, stage: Path) -> StagedGames:
+    """Write the files extraction reads to `stage`: the release's moves and setups files (staged_tables) and the
+    games this build extracts: the kept games of its new sources."""
+    tables = staged_tables(stage)
+    for table, path in tables.items():
+        path.parent.mkdir(exist_ok=True)
+        export_table(con, path.parent, table)
+    moves, setups = tables["moves"], tables["setups"]
+    con.execute(sql_text("steps/extract_games"))
+    games = stage / "extract_games.parquet"
+    con.execute("COPY extract_games TO ? (FORMAT parquet, COMPRESSION zstd)", [str(games)])
+    return StagedGames(games=games, moves=moves, setups=setups)
+
+
+def staged_tables(stage: Path) -> dict[str, Path]:
+    """The release files of game tables that extraction reads, written in `stage` by stage_games (publish links
+    them into the release)."""
+    return {table: stage / "tables" / f"{table}.parquet" for table in ("moves", "setups")}
 
 
 @task(cache_policy=NO_CACHE)
@@ -171,7 +188,7 @@ def _memory_returned(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
 def pattern_stats_file(
     con: duckdb.DuckDBPyConnection, stage: Path, *, families: Sequence[str], previous: Path | None,
-    previous_runs: Sequence[Path], min_occurrence: Mapping[str, int], workers: int, runner: str, show: str,
+    previous_runs: Sequence[Path], min_occurrence: Mapping[str, int], pool: ShardPool, show: str,
 ) -> PatternFiles:
     """Write the release's pattern_stats part files and the new run of the complete counts from the shards in `stage`,
     and create the views the suites read.
@@ -192,9 +209,8 @@ def pattern_stats_file(
     own = key_sample(con, shards)
     write_sample(run / SAMPLE_FILE, own)
     sample = key_sample(con, [folder / SAMPLE_FILE for folder in [*previous_runs, run]])
-    with shard_executor(workers=workers, runner=runner) as pool:
-        files = _write_parts(shards, stage, previous_runs=previous_runs, samples=(own, sample), families=families,
-                             pool=pool, min_occurrence=min_occurrence, show=show)
+    files = _write_parts(shards, stage, previous_runs=previous_runs, samples=(own, sample), families=families,
+                         pool=pool, min_occurrence=min_occurrence, show=show)
     if previous is not None:
         view(con, "pattern_counts_previous", [path for folder in previous_runs for path in part_files(folder)])
         view(con, "pattern_counts_new", part_files(stage / NEW_COUNTS_DIR))

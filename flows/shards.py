@@ -15,35 +15,27 @@ without a server each worker would start a temporary one of its own. So Dask wor
 Prefect API access, only this package installed at the same code version. The local default is a
 plain process pool: no cluster to start.
 
-Shard functions take and return plain data (member bytes in, frames and Parquet bytes out), so
-workers need no shared filesystem; the build reads results in submission order, so the release is
-the same, byte for byte, whatever the runner and the number of workers. `ShardPool.results` keeps
-at most AHEAD_PER_SLOT shards a worker thread submitted and unread: a Dask client pickles a call's
-arguments when it is submitted, so submitting every shard at once would hold every game of the
-build twice (here and on the cluster), and the results a slow reader has not taken pile up too.
+Shard functions (effects/shard_work.py, effects/pattern_parts.py) take member bytes or paths, write their files to
+the build's stage and return counts, so the workers need the stage at the same path as the flow (on one machine,
+or a shared filesystem); the build reads results in submission order, so the release is the same, byte for
+byte, whatever the runner and the number of workers. A build opens one pool and runs all its shards on it.
+`ShardPool.results` keeps at most AHEAD_PER_SLOT shards a worker thread submitted and unread: a Dask client
+pickles a call's arguments when it is submitted, so submitting every shard at once would hold every member of
+the build twice (here and on the cluster).
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import io
 import multiprocessing
 import os
 import signal
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
-
-import polars as pl
-import pyarrow.parquet as pq
-
-from gopat.transforms.games.packed import GameMoves
-from gopat.transforms.patterns.canonical import CANONICAL_SCHEMA, EVENTS_SCHEMA, canonical_events, canonical_shard
-from gopat.transforms.patterns.extract import extract
-from gopat.transforms.patterns.symmetry import SYMMETRIES
 
 LOCAL, DASK = "local", "dask"
 SCHEDULER_SCHEMES = ("tcp://", "tls://", "ucx://", "ws://", "wss://")
@@ -160,33 +152,3 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     # Last: the executor's own thread also reaps the workers, and only after it is done does every
     # worker report its exit code (a shutdown that did not wait lost that race once under load).
     pool.shutdown(wait=True, cancel_futures=True)
-
-
-def extract_shard(
-    games: list[GameMoves], families: tuple[str, ...], *, game_ids: Sequence[str] = (),
-    event_families: Sequence[str] = (),
-) -> tuple[bytes, bytes, dict[str, int]]:
-    """Pattern counts of a shard of games, canonical under both groups, and the shard's `move_patterns` rows, as
-    Parquet bytes.
-
-    The rows are the chosen events of `event_families` (games named by `game_ids`, in shard
-    order), sorted by family, game and move. Also returns the number of chosen events per family
-    (the manifest's check on the summed table). Families are extracted one at a time, so a worker
-    holds the raw counts of one family at most (sq5 alone needs about 2 GB for 1,000 games; all
-    five families together twice that).
-    """
-    frames, event_tables, chosen_events = [], [], {}
-    for family in families:
-        extracted = extract(games, families=(family,))
-        frames.append(canonical_shard(extracted.counts, symmetries=SYMMETRIES))
-        if family in event_families:
-            event_tables.append((family, canonical_events(extracted.events, game_ids=game_ids)))
-        chosen_events.update(extracted.chosen_events)
-        del extracted
-    buffer = io.BytesIO()
-    (pl.concat(frames) if frames else pl.DataFrame(schema=CANONICAL_SCHEMA)).write_parquet(buffer)
-    events = io.BytesIO()
-    with pq.ParquetWriter(events, EVENTS_SCHEMA) as writer:  # a row group a family: read back family by family
-        for _, table in sorted(event_tables, key=lambda item: item[0]):
-            writer.write_table(table, row_group_size=max(table.num_rows, 1))
-    return buffer.getvalue(), events.getvalue(), chosen_events

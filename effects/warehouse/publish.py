@@ -11,8 +11,10 @@ whenever the lock is taken) removes, also rebuilding a catalog that does not mat
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -130,10 +132,7 @@ def _write_release(
     try:
         files: dict[str, FileEntry] = {}
         for index, table in enumerate(tables):
-            try:
-                written = _link_staged(staged[table], tmp, table) if table in staged else _export(con, tmp, table)
-            except duckdb.IOException as error:
-                raise OSError(f"writing {table} of release {version}: {error}") from error
+            written = _link_staged(staged[table], tmp, table) if table in staged else export_table(con, tmp, table)
             for path in written:
                 files[path.relative_to(tmp).as_posix()] = _file_entry(path)
             if index == len(tables) // 2:
@@ -150,28 +149,31 @@ def _write_release(
         raise
 
 
-def _export(con: duckdb.DuckDBPyConnection, folder: Path, table: str) -> list[Path]:
+def export_table(con: duckdb.DuckDBPyConnection, folder: Path, table: str) -> list[Path]:
     """Write `table` of `con` as `<table>.parquet` in `folder`, without the columns that readers compute from the
-    stored ones (transforms/tables/registry.py); returns that file."""
+    stored ones (transforms/tables/registry.py); returns that file. A disk error raises OSError."""
     path = folder / f"{table}.parquet"
     derived = [name for name in derived_columns(table) if name in con.table(identifier(table)).columns]
     excluded = f" EXCLUDE ({', '.join(derived)})" if derived else ""
-    con.execute(
-        f"COPY (SELECT *{excluded} FROM {identifier(table)}) TO ? "
-        "(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)", [str(path)]
-    )
+    try:
+        con.execute(
+            f"COPY (SELECT *{excluded} FROM {identifier(table)}) TO ? "
+            "(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)", [str(path)]
+        )
+    except duckdb.IOException as error:
+        raise OSError(f"writing {path}: {error}") from error
     return [path]
 
 
 def _link_staged(staged: Path, folder: Path, table: str) -> list[Path]:
-    """Hard-link a staged table into release `folder`; returns the files made there.
+    """Hard-link (or copy, _link) a staged table into release `folder`; returns the files made there.
 
     A file becomes `<table>.parquet`; a folder is a partitioned table, whose every file becomes
     `<table>/<its path in the folder>` (docs/releases.md#release-folder).
     """
     if not staged.is_dir():
         path = folder / f"{identifier(table)}.parquet"
-        os.link(staged, path)
+        _link(staged, path)
         return [path]
     sources = tree_files(staged)
     if not sources:
@@ -180,9 +182,19 @@ def _link_staged(staged: Path, folder: Path, table: str) -> list[Path]:
     for source in sources:
         path = folder / identifier(table) / source.relative_to(staged)
         path.parent.mkdir(parents=True, exist_ok=True)
-        os.link(source, path)
+        _link(source, path)
         linked.append(path)
     return linked
+
+
+def _link(source: Path, path: Path) -> None:
+    """Hard-link `source` as `path`, or copy it where `path` is on another filesystem (a mount of releases/)."""
+    try:
+        os.link(source, path)
+    except OSError as error:
+        if error.errno != errno.EXDEV:
+            raise
+        shutil.copyfile(source, path)
 
 
 def commit(layout: Layout, *, kept: list[str], current: str | None, rollback: Path | None) -> None:

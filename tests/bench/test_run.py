@@ -35,15 +35,17 @@ def test_benchmark_smoke_reports_every_figure_and_flags_a_regression(tiny_archiv
     assert run.returncode == 1, run.stdout + run.stderr  # no build of 200 games beats 0.001 x sgfmill
     assert "corpus" in out and "(200 SGF members)" in out
     line = re.search(r"run 1: A ([\d.]+) s \((\d+) games/s\), B ([\d.]+) s \((\d+) games/s\), B/A ([\d.]+), "
-                     r"peak RSS ([\d.]+) GiB, quarter ([\d.]+) s \(full/quarter ([\d.]+)\), "
+                     r"peak RSS ([\d.]+) GiB \(the flow's process ([\d.]+) GiB\), quarter ([\d.]+) s "
+                     r"\(full/quarter ([\d.]+)\), "
                      r"incremental ([\d.]+) s \(incremental/B ([\d.]+)\), "
                      r"onto the small base ([\d.]+) s \(large/small ([\d.]+)\)", out)
     assert line, out
     a, b, ratio, peak = float(line[1]), float(line[3]), float(line[5]), float(line[6])
     assert a > 0 and b > 0
     assert (b - 0.05) / (a + 0.05) - 0.01 <= ratio <= (b + 0.05) / (a - 0.05) + 0.01  # printed to 0.1 s, 0.01
-    assert 0.05 < peak < 16  # the sampler saw the build's processes
-    incremental, incremental_ratio = float(line[9]), float(line[10])
+    parent = float(line[7])
+    assert 0.05 < parent < peak < 16  # the sampler saw the build's processes, its workers beside the flow's
+    incremental, incremental_ratio = float(line[10]), float(line[11])
     assert incremental > 0
     assert (incremental - 0.05) / (b + 0.05) - 0.001 <= incremental_ratio <= (incremental + 0.05) / (b - 0.05) + 0.001
     base = re.search(r"base build ([\d.]+) s \((\d+) games\)", out)
@@ -56,7 +58,7 @@ def test_benchmark_smoke_reports_every_figure_and_flags_a_regression(tiny_archiv
     assert cpu and float(cpu[1]) > 1 and int(cpu[2]) == os.cpu_count(), out  # B replays and does more than A
     assert abs(float(cpu[3]) - float(cpu[1]) / int(cpu[2])) <= 0.01, out
     assert re.search(r"median scaling full/quarter [\d.]+", out)
-    small_seconds, size_ratio = float(line[11]), float(line[12])
+    small_seconds, size_ratio = float(line[12]), float(line[13])
     assert small_seconds > 0
     assert abs(size_ratio - incremental / small_seconds) <= 0.01 + 0.1 * incremental / small_seconds**2
     small = re.search(r"small base build ([\d.]+) s \((\d+) games\)", out)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
@@ -10,11 +9,12 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from gopat.effects.shard_work import extract_shard
 from gopat.expectations import move_patterns
-from gopat.flows.shards import extract_shard
 from gopat.transforms.games.archives import iter_members
 from gopat.transforms.games.records import ingest_members
 from gopat.transforms.patterns.canonical import key_strings
@@ -41,7 +41,7 @@ def folder(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     ids = sorted(shard.replays)
     counts, events, _ = extract_shard([shard.replays[i] for i in ids], FAMILIES_PUBLISHED, game_ids=ids,
                                       event_families=FAMILIES_PUBLISHED)
-    stats = pl.read_parquet(io.BytesIO(counts))
+    stats = pl.DataFrame(pl.from_arrow(counts))
     texts = np.concatenate([key_strings(part["key"].to_numpy(), FAMILIES[family].layout.n_digits)
                             for (family,), part in stats.group_by("family", maintain_order=True)])
     out = tmp_path_factory.mktemp("move_patterns")
@@ -49,7 +49,7 @@ def folder(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
         key=pl.Series(texts)).write_parquet(out / "pattern_stats.parquet")
     shard.games.write_parquet(out / "games.parquet")
     shard.moves.write_parquet(out / "moves.parquet")
-    pq.write_table(pq.read_table(io.BytesIO(events)), out / "move_patterns.parquet")
+    pq.write_table(pa.concat_tables(events), out / "move_patterns.parquet")
     return out
 
 

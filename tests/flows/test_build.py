@@ -20,12 +20,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from gopat.cli.main import main
+from gopat.effects.parquet import write_parquet
 from gopat.effects.pattern_parts import key_sample, write_sample
+from gopat.effects.shard_work import extract_shard
 from gopat.effects.warehouse.files import tree_digest, tree_files
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files, versions
 from gopat.flows import patterns as pattern_tasks
 from gopat.flows.build import PUBLISHED
-from gopat.flows.shards import ShardPool, extract_shard, shard_executor
+from gopat.flows.shards import ShardPool, shard_executor
 from gopat.transforms.games.archives import iter_members
 from gopat.transforms.games.records import ingest_members
 from gopat.transforms.patterns import parts as part_plan
@@ -177,19 +179,19 @@ def test_every_hostile_input_is_ingested_or_rejected(hostile_dir: Path, tmp_path
 def stage(tmp_path_factory: pytest.TempPathFactory, tiny_archive: Path) -> Path:
     """Three shards of real games (60 games of tiny.tar.gz), as the build's workers write them."""
     folder = tmp_path_factory.mktemp("stage")
-    (folder / "patterns").mkdir()
     (folder / "tiny.tar.gz").symlink_to(tiny_archive)
-    for i, parquet in enumerate(shard_bytes(folder, games_per_shard=20)):
-        (folder / "patterns" / f"shard-{i:05d}.parquet").write_bytes(parquet)
+    write_shards(folder, folder / "patterns", games_per_shard=20)
     return folder
 
 
-def shard_bytes(stage: Path, *, games_per_shard: int) -> list[bytes]:
-    """The shards of the stage's 60 games (the first of its tiny.tar.gz) in shards of `games_per_shard`."""
+def write_shards(stage: Path, folder: Path, *, games_per_shard: int) -> None:
+    """The pattern count files of the stage's 60 games (the first of its tiny.tar.gz) in `folder`, in shards of
+    `games_per_shard`."""
     members = [(m.name, m.data) for m in islice(iter_members(stage / "tiny.tar.gz"), 60)]
     games = list(ingest_members(members, source="tiny", source_sha256="0" * 64).replays.values())
-    return [extract_shard(games[i : i + games_per_shard], DEFAULT_FAMILIES)[0]
-            for i in range(0, len(games), games_per_shard)]
+    for i in range(0, len(games), games_per_shard):
+        counts = extract_shard(games[i : i + games_per_shard], DEFAULT_FAMILIES).counts
+        write_parquet(folder / f"shard-{i // games_per_shard:05d}.parquet", [counts], schema=counts.schema)
 
 
 THRESHOLDS = {"d12": 1, "dia13": 1, "sq3": 1, "sq5": 2, "blk4": 3}  # some keys of sq5 and blk4 go to the tail
@@ -264,9 +266,7 @@ def test_parts_depend_on_the_keys_not_on_the_shards(
     assert counts["sq5", 8] > 3 and counts["blk4", 8] > 1
     # the same 60 games in two shards of 30: other shard files, the same parts and the same part files
     resharded = tmp_path / "resharded"
-    resharded.mkdir()
-    for i, parquet in enumerate(shard_bytes(stage, games_per_shard=30)):
-        (resharded / f"shard-{i:05d}.parquet").write_bytes(parquet)
+    write_shards(stage, resharded, games_per_shard=30)
     shards = sorted(resharded.glob("*.parquet"))
     assert plan(shards) == parts
     again = sum_parts(pool, parts, [shards] * len(parts), tmp_path / "two")

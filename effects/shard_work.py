@@ -1,0 +1,150 @@
+"""The work of a shard on the build's runner (flows/shards.py): it reads its inputs, computes, writes its own files
+to the stage and returns counts only, so no game passes through the flow (docs/scaling.md#one-way-data-flow).
+
+An ingest shard parses and replays archive members into the rows of games, moves, setups and rejects; an
+extraction shard reads a range of the kept games back from the staged moves and setups files and writes their
+pattern counts and move_patterns rows. Workers and the flow share the stage by path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from gopat.effects.parquet import write_parquet
+from gopat.transforms.games.members import Member
+from gopat.transforms.games.packed import GameMoves
+from gopat.transforms.games.records import ingest_members
+from gopat.transforms.patterns.canonical import CANONICAL_SCHEMA, EVENTS_SCHEMA, canonical_events, canonical_shard
+from gopat.transforms.patterns.extract import extract
+from gopat.transforms.patterns.symmetry import SYMMETRIES
+
+INGESTED_TABLES = ("games", "moves", "setups", "rejects")  # an ingest shard's files, one folder each
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    """What an ingest shard wrote: its file of each of INGESTED_TABLES, and its counts."""
+
+    files: dict[str, Path]
+    files_ingested: int
+    trees_in: int  # game trees of the files ingested: games + rejected trees (docs/releases.md#ingest-contract)
+    games: int
+    seconds: dict[str, float]  # 'parse' and 'replay' (with row building)
+
+
+@dataclass(frozen=True, slots=True)
+class StagedGames:
+    """The staged files an extraction shard reads: the games to extract (game_id, board_size, in game_id order) and
+    the moves and setups files of the build's kept games (the release's files, in game_id order)."""
+
+    games: Path
+    moves: Path
+    setups: Path
+
+
+def ingest_shard(
+    members: Iterable[Member | tuple[str, bytes]], *, source: str, source_sha256: str, source_index: int,
+    folder: Path, name: str,
+) -> Ingested:
+    """Parse and replay `members` of a source (records.ingest_members) and write the rows of each of INGESTED_TABLES
+    to `folder/<table>/<name>.parquet`; the games carry `source_index`, the source's place in the build."""
+    shard = ingest_members(members, source=source, source_sha256=source_sha256)
+    frames = {
+        "games": shard.games.with_columns(source_index=pl.lit(source_index, pl.Int32)),
+        "moves": shard.moves, "setups": shard.setups, "rejects": shard.rejects,
+    }
+    files = {table: folder / table / f"{name}.parquet" for table in INGESTED_TABLES}
+    for table, frame in frames.items():
+        table_rows = frame.to_arrow()
+        write_parquet(files[table], [table_rows], schema=table_rows.schema)
+    return Ingested(files=files, files_ingested=shard.files_ingested, trees_in=shard.trees_in,
+                    games=shard.games.height, seconds=shard.seconds)
+
+
+def extract_range(
+    staged: StagedGames, first: str | None, last: str | None, families: tuple[str, ...], *,
+    event_families: Sequence[str], counts: Path, events: Path,
+) -> dict[str, int]:
+    """Extract the staged games from `first` to `last` (game_ids, both included; None: no game) and write their
+    pattern counts to `counts` and their move_patterns rows to `events`, a row group a family (extract_shard);
+    returns the chosen events per family."""
+    game_ids, games = read_games(staged, first, last)
+    shard = extract_shard(games, families, game_ids=game_ids, event_families=event_families)
+    write_parquet(counts, [shard.counts], schema=shard.counts.schema)
+    write_parquet(events, shard.events, schema=EVENTS_SCHEMA)
+    return shard.chosen
+
+
+def read_games(staged: StagedGames, first: str | None, last: str | None) -> tuple[list[str], list[GameMoves]]:
+    """The staged games from `first` to `last` (game_ids, both included), in game_id order, as replayed games:
+    each game's setup stones and legal moves, read from the row groups of the moves and setups files that hold them."""
+    if first is None or last is None:
+        return [], []
+    between = [("game_id", ">=", first), ("game_id", "<=", last)]
+    wanted = pl.from_arrow(pq.read_table(staged.games, columns=["game_id", "board_size"], filters=between))
+    assert isinstance(wanted, pl.DataFrame)  # a table gives a frame
+    ids = wanted["game_id"].to_list()
+    setups, moves = (_stones(path, ids, between) for path in (staged.setups, staged.moves))
+    empty = np.zeros((0, 3), dtype=np.int16)
+    games = [
+        GameMoves(board_size=size, setup=setups.get(game_id, empty), moves=moves.get(game_id, empty))
+        for game_id, size in zip(ids, wanted["board_size"].to_list(), strict=True)
+    ]
+    return ids, games
+
+
+def _stones(path: Path, ids: list[str], between: list[tuple[str, str, str]]) -> dict[str, np.ndarray]:
+    """The ``(colour, row, col)`` stones of games `ids` in a moves or setups file (rows in game order), by game; a
+    pass is ``(colour, -1, -1)``, as records.game_row replays it."""
+    table = pq.read_table(path, columns=["game_id", "colour", "row", "col"], filters=between)
+    rows = pl.from_arrow(table)
+    assert isinstance(rows, pl.DataFrame)  # a table gives a frame
+    rows = rows.filter(pl.col("game_id").is_in(ids))
+    if rows.is_empty():
+        return {}
+    stones = rows.select(
+        pl.when(pl.col("colour") == "B").then(1).otherwise(2).alias("colour"),
+        pl.col("row").fill_null(-1), pl.col("col").fill_null(-1),
+    ).to_numpy().astype(np.int16)
+    per_game = rows.group_by("game_id", maintain_order=True).len()
+    split = np.split(stones, np.cumsum(per_game["len"].to_numpy())[:-1])
+    return dict(zip(per_game["game_id"].to_list(), split, strict=True))
+
+
+class ShardRows(NamedTuple):
+    """What extraction makes of a shard of games (extract_shard)."""
+
+    counts: pa.Table  # pattern counts, canonical under both groups (CANONICAL_SCHEMA)
+    events: list[pa.Table]  # move_patterns rows (EVENTS_SCHEMA), a table a family, in family order
+    chosen: dict[str, int]  # chosen events per family
+
+
+def extract_shard(
+    games: list[GameMoves], families: tuple[str, ...], *, game_ids: Sequence[str] = (),
+    event_families: Sequence[str] = (),
+) -> ShardRows:
+    """The pattern counts of a shard of games and its `move_patterns` rows: the chosen events of `event_families`
+    (games named by `game_ids`, in shard order), sorted by family, game and move; and the number of chosen events
+    per family (the manifest's check on the summed table).
+
+    Families are extracted one at a time, so a worker holds the raw counts of one family at most
+    (sq5 alone needs about 2 GB for 1,000 games; all five families together twice that).
+    """
+    frames, events, chosen = [], {}, {}
+    for family in families:
+        extracted = extract(games, families=(family,))
+        frames.append(canonical_shard(extracted.counts, symmetries=SYMMETRIES))
+        if family in event_families:
+            events[family] = canonical_events(extracted.events, game_ids=game_ids)
+        chosen.update(extracted.chosen_events)
+        del extracted
+    counts = pl.concat(frames) if frames else pl.DataFrame(schema=CANONICAL_SCHEMA)
+    return ShardRows(counts.to_arrow(), [events[family] for family in sorted(events)], chosen)
