@@ -82,7 +82,9 @@ def _columns(text: str) -> tuple[Column, ...]:
         if line[:1].isspace():
             columns[-1] = replace(columns[-1], doc=f"{columns[-1].doc} {line.strip()}")
             continue
-        name, kind, doc = line.split(maxsplit=2)
+        if len(words := line.split(maxsplit=2)) != 3:
+            raise ValueError(f"column line {line!r}: expected a name, a type and a description")
+        name, kind, doc = words
         if kind not in _TYPES:
             raise ValueError(f"column {name}: unknown type {kind!r}, expected one of {', '.join(_TYPES)}")
         columns.append(Column(name, _TYPES[kind], doc))
