@@ -17,6 +17,7 @@ from gopat.transforms.tables.registry import contract
 
 TABLE = "dont_care_templates"
 SCHEMA = contract(TABLE)
+KEY = ("family", "symmetry", "template")
 # Values a template symbol stands for (cell digits 0 empty, 1 black, 2 white, 3 off-board).
 VALUES = {"0": "0", "1": "1", "2": "2", "3": "3", "?": "012", "x": "01", "o": "02"}
 SYMBOL_OF = {frozenset(values): symbol for symbol, values in VALUES.items()}
@@ -37,16 +38,12 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
         return stopped
     invariants = [schema, *runner.sql_invariants(con, "checks/dont_care_templates")]
     invariants += _template_invariants(con)
-    frame = con.sql("SELECT family, symmetry, template, patterns, occurrence FROM dont_care_templates").df()
-    return runner.combine(
-        TABLE, [runner.run_invariants(TABLE, invariants), runner.run_suite(TABLE, frame, _expectations())]
-    )
+    return runner.run_checks(con, TABLE, invariants, _expectations())
 
 
 def _expectations() -> list[e.Expectation]:
     return [
-        *(e.ExpectColumnValuesToNotBeNull(column=c) for c in ("family", "symmetry", "template", "occurrence")),
-        e.ExpectCompoundColumnsToBeUnique(column_list=["family", "symmetry", "template"]),
+        *runner.key_expectations(KEY, not_null=(*KEY, "occurrence")),
         e.ExpectColumnValuesToBeInSet(column="symmetry", value_set=list(SYMMETRIES)),
         e.ExpectColumnValuesToBeInSet(column="family", value_set=sorted(FAMILIES)),
         e.ExpectColumnValuesToBeBetween(column="patterns", min_value=1),

@@ -34,16 +34,12 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     invariants = [schema, *runner.sql_invariants(con, "checks/game_counts")]
     rows = con.execute(sql_text("checks/game_counts_exact")).fetchall()
     invariants += _exact_invariants(rows)
-    frame = con.sql("SELECT board_size, moves, sequences_approx, positions_approx FROM game_counts").df()
-    return runner.combine(
-        TABLE, [runner.run_invariants(TABLE, invariants), runner.run_suite(TABLE, frame, _expectations())]
-    )
+    return runner.run_checks(con, TABLE, invariants, _expectations())
 
 
 def _expectations() -> list[e.Expectation]:
     return [
-        *(e.ExpectColumnValuesToNotBeNull(column=c) for c in ("board_size", "moves", "sequences_approx")),
-        e.ExpectCompoundColumnsToBeUnique(column_list=["board_size", "moves"]),
+        *runner.key_expectations(("board_size", "moves"), not_null=("board_size", "moves", "sequences_approx")),
         e.ExpectColumnValuesToBeBetween(column="board_size", min_value=2, max_value=25),
         e.ExpectColumnValuesToBeBetween(column="moves", min_value=1),
         e.ExpectColumnValuesToBeBetween(column="sequences_approx", min_value=0),

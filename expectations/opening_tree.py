@@ -9,12 +9,13 @@ import duckdb
 
 from gopat.expectations import expect as e
 from gopat.expectations import runner
-from gopat.expectations.fuseki import load_opening_games
+from gopat.expectations.fuseki import load_opening_games, within_manifest_games
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.tables.registry import contract
 
 TABLE = "opening_tree"
 SCHEMA = contract(TABLE)
+KEY = ("depth", "node", "move")
 LEAVES_MATCH_FUSEKI = "opening_tree_leaves_match_fuseki_positions"  # the check that needs table fuseki
 POSITION_RE = r"^B:(?:[a-s]{2}(?: [a-s]{2})*)?\|W:(?:[a-s]{2}(?: [a-s]{2})*)?$"
 
@@ -43,22 +44,14 @@ def validate(con: duckdb.DuckDBPyConnection, *, manifest: Mapping[str, Any]) -> 
     if "fuseki" in runner.table_names(con) and con.execute("SELECT max(moves) FROM fuseki").fetchall()[0][0] == moves:
         invariants.append(runner.sql_invariant(con, LEAVES_MATCH_FUSEKI, leaves))
     root = con.execute("SELECT coalesce(max(node_games), 0) FROM opening_tree WHERE depth = 0").fetchall()[0][0]
-    invariants.append(
-        runner.Invariant(
-            "opening_tree_games_within_manifest_games", max(0, root - games), f"{root} games > manifest {games}"
-        )
-    )
-    frame = con.sql("SELECT depth, node, move, colour, child, games, share, black_win_rate FROM opening_tree").df()
-    return runner.combine(
-        TABLE, [runner.run_invariants(TABLE, invariants), runner.run_suite(TABLE, frame, _expectations())]
-    )
+    invariants.append(within_manifest_games("opening_tree_games_within_manifest_games", root, games))
+    return runner.run_checks(con, TABLE, invariants, _expectations())
 
 
 def _expectations() -> list[e.Expectation]:
-    """Column-level GX expectations on a pandas frame of the table's main columns."""
+    """Column-level GX expectations on the table's main columns."""
     return [
-        *(e.ExpectColumnValuesToNotBeNull(column=c) for c in ("depth", "node", "move", "colour", "child", "games")),
-        e.ExpectCompoundColumnsToBeUnique(column_list=["depth", "node", "move"]),
+        *runner.key_expectations(KEY, not_null=(*KEY, "colour", "child", "games")),
         e.ExpectColumnValuesToBeInSet(column="colour", value_set=["B", "W"]),
         e.ExpectColumnValuesToBeBetween(column="games", min_value=1),
         e.ExpectColumnValuesToBeBetween(column="share", min_value=0, max_value=1),

@@ -120,6 +120,24 @@ def combine(table: str, results: Sequence[SuiteResult]) -> SuiteResult:
     return SuiteResult(table=table, success=all(o.success for o in outcomes), outcomes=outcomes)
 
 
+def run_checks(
+    con: duckdb.DuckDBPyConnection, table: str, invariants: Sequence[Invariant], expectations: Sequence[e.Expectation]
+) -> SuiteResult:
+    """One result: GX asserts `invariants`, then runs `expectations` on a pandas frame of the columns of `table` they
+    name (`table` is the suite's own constant, never data)."""
+    columns = dict.fromkeys(column for expectation in expectations for column in _columns(expectation))
+    frame = con.sql(f"SELECT {', '.join(columns)} FROM {table}").df()
+    return combine(table, [run_invariants(table, invariants), run_suite(table, frame, expectations)])
+
+
+def key_expectations(key: Sequence[str], *, not_null: Sequence[str]) -> list[e.Expectation]:
+    """The columns of `not_null` hold no NULL, and those of `key` identify a row."""
+    return [
+        *(e.ExpectColumnValuesToNotBeNull(column=column) for column in not_null),
+        e.ExpectCompoundColumnsToBeUnique(column_list=list(key)),
+    ]
+
+
 def sql_invariant(
     con: duckdb.DuckDBPyConnection,
     name: str,
@@ -266,6 +284,12 @@ def manifest_fact(manifest: Mapping[str, Any], *path: str) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise ValueError(f"manifest {'.'.join(path)} is not an integer")
     return int(value)
+
+
+def _columns(expectation: e.Expectation) -> list[str]:
+    """The columns an expectation names (none for a table-level one)."""
+    kwargs = expectation.configuration.kwargs
+    return [kwargs["column"]] if "column" in kwargs else list(kwargs.get("column_list", []))
 
 
 def _context_config() -> DataContextConfig:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 
 from gopat.cli.commands import release_connection, release_options, write_output
+from gopat.transforms.patterns.groups import SQUARE_SYMMETRIES, SYMMETRIES
 
-GNUGO_SYMMETRIES = 8  # `export gnugo` without --symmetries
+GNUGO_SYMMETRIES = SQUARE_SYMMETRIES  # `export gnugo` without --symmetries
+GROUPS = " or ".join(map(str, SYMMETRIES))  # the --symmetries values in words: "8 or 16"
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -14,8 +16,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     export = commands.add_parser("export", help="export pattern tables of a release")
     export.add_argument("format", choices=["go4go-d12", "gnugo"],
                         help="go4go-d12: the seed's d12 table; gnugo: don't-care templates as GNU Go patterns")
-    export.add_argument("--symmetries", type=int, choices=[8, 16],
-                        help=f"required for go4go-d12; gnugo: 8 or 16 (default: {GNUGO_SYMMETRIES}, one colour to "
+    export.add_argument("--symmetries", type=int, choices=SYMMETRIES,
+                        help=f"required for go4go-d12; gnugo: {GROUPS} (default: {GNUGO_SYMMETRIES}, one colour to "
                              "move per pattern)")
     export.add_argument("--family", default="sq3", help="gnugo only")
     release_options(export)
@@ -25,7 +27,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     show = commands.add_parser("show", help="a pattern key as a diagram, with its counts and symmetric variants")
     show.add_argument("key", metavar="PATTERN_KEY")
     show.add_argument("--family", required=True)
-    show.add_argument("--symmetries", type=int, choices=[8, 16], default=8, help="the key's symmetry group")
+    show.add_argument("--symmetries", type=int, choices=SYMMETRIES, default=SQUARE_SYMMETRIES,
+                      help="the key's symmetry group")
     show.add_argument("--svg", metavar="FILE", help="also write the key's diagram as an SVG file")
     release_options(show)
     show.set_defaults(run=show_pattern)
@@ -40,7 +43,7 @@ def export_table(args: argparse.Namespace) -> int:
         write_output(export_gnugo(con, family=args.family, symmetry=args.symmetries or GNUGO_SYMMETRIES), args.output)
         return 0
     if args.symmetries is None:
-        raise ValueError("export go4go-d12 needs --symmetries 8 or 16")
+        raise ValueError(f"export go4go-d12 needs --symmetries {GROUPS}")
     from gopat.transforms.analytics.loader import sql_text
 
     rows = con.execute(sql_text("queries/pattern_stats_go4go_d12"), [args.symmetries]).fetchall()

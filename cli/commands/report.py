@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from gopat.cli.commands import release_options
+from gopat.transforms.patterns.groups import SQUARE_SYMMETRIES, SYMMETRIES
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -15,7 +16,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     release_options(report)
     report.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for the HTML pages")
     report.add_argument("--top", type=int, default=24, help="pattern diagrams per section")
-    report.add_argument("--symmetries", type=int, choices=[8, 16], default=8, help="pattern pages")
+    report.add_argument("--symmetries", type=int, choices=SYMMETRIES, default=SQUARE_SYMMETRIES,
+                        help="pattern pages")
     report.add_argument("--explorer-nodes", type=int, default=400, metavar="N",
                         help="positions in the opening explorer")
     report.set_defaults(run=write_report)

@@ -63,44 +63,34 @@ class Manifest(TypedDict, total=False):
     evaluations: dict[str, Any]  # added by `gopat evaluate` (effects/evaluation.py)
 
 
+class _Place:
+    """A path of a Layout: `name` in its root folder, or in the folder of another of its paths (`under`)."""
+
+    def __init__(self, name: str, *, under: str | None = None) -> None:
+        self.name = name
+        self.under = under
+
+    def __get__(self, layout: Layout, owner: type[Layout] | None = None) -> Path:
+        return (getattr(layout, self.under) if self.under else layout.root) / self.name
+
+
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """Paths inside one warehouse folder."""
+    """Paths inside one warehouse folder; `runs` holds the runs of the complete counts, beside the releases
+    (docs/releases.md#complete-counts)."""
 
     root: Path
-
-    @property
-    def raw(self) -> Path:
-        return self.root / "raw"
-
-    @property
-    def staging(self) -> Path:
-        return self.root / "staging"
-
-    @property
-    def downloads(self) -> Path:
-        return self.root / "downloads"
-
-    @property
-    def releases(self) -> Path:
-        return self.root / "releases"
-
-    @property
-    def runs(self) -> Path:
-        """The folder of the runs of the complete counts, beside the releases (docs/releases.md#complete-counts)."""
-        return self.root / "state"
+    raw = _Place("raw")
+    staging = _Place("staging")
+    downloads = _Place("downloads")
+    releases = _Place("releases")
+    runs = _Place("state")
+    current_file = _Place("CURRENT", under="releases")
+    catalog = _Place("catalog.duckdb")
 
     def run_dir(self, version: str) -> Path:
         """The run of the complete counts written by the build of release `version`: a folder of Parquet files."""
         return self.runs / version
-
-    @property
-    def current_file(self) -> Path:
-        return self.releases / "CURRENT"
-
-    @property
-    def catalog(self) -> Path:
-        return self.root / "catalog.duckdb"
 
     def release_dir(self, version: str) -> Path:
         return self.releases / version

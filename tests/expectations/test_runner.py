@@ -18,7 +18,9 @@ from gopat.expectations.runner import (
     Invariant,
     SuiteResult,
     combine,
+    key_expectations,
     manifest_fact,
+    run_checks,
     run_invariants,
     run_suite,
     schema_gate,
@@ -138,6 +140,22 @@ def test_to_dict_is_json_and_complete() -> None:
         ],
     }
     assert combine("games", []) == SuiteResult("games", True, ())
+
+
+def test_run_checks_reads_the_columns_the_expectations_name_after_the_invariants() -> None:
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT * FROM (VALUES (1, 'a', NULL), (1, 'a', 2)) v(k, name, unread)")
+    result = run_checks(con, "t", [Invariant("rows_ok", 0)], [
+        *key_expectations(("k", "name"), not_null=("k",)),
+        E.ExpectTableRowCountToEqual(value=2),
+    ])
+    assert [(o.expectation, o.success) for o in result.outcomes] == [
+        ("rows_ok", True),
+        ("expect_column_values_to_not_be_null(k)", True),
+        ("expect_compound_columns_to_be_unique(k, name)", False),
+        ("expect_table_row_count_to_equal(value=2)", True),
+    ]
+    assert not result.success and result.table == "t"
 
 
 @settings(max_examples=15, deadline=None)

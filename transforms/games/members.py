@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gopat.transforms.games.member_names import MemberName
 
@@ -22,38 +22,38 @@ class Limits:
 
 
 @dataclass(frozen=True, slots=True)
-class Member:
-    """One SGF member read into memory.
-
-    ``name_raw`` is the hex of the name's bytes when they are not UTF-8 and ``name_guessed`` says
-    the encoding of ``name`` was guessed (docs/releases.md#member-names).
-    """
+class _Named:
+    """What reading an archive yields under a member's name: ``name_raw`` is the hex of the name's bytes when they are
+    not UTF-8 and ``name_guessed`` says the encoding of ``name`` was guessed (docs/releases.md#member-names)."""
 
     name: str
-    data: bytes
-    name_raw: str | None = None
-    name_guessed: bool = False
+    name_raw: str | None = field(default=None, kw_only=True)
+    name_guessed: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
-class MemberReject:
+class Member(_Named):
+    """One SGF member read into memory."""
+
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class MemberReject(_Named):
     """A member that was not read (name ``""``: the whole archive, from this point on)."""
 
-    name: str
     reason: str
     message: str
-    name_raw: str | None = None
-    name_guessed: bool = False
 
 
 def member(name: MemberName, data: bytes) -> Member:
     """A Member under a decoded name."""
-    return Member(name.name, data, name.raw, name.guessed)
+    return Member(name.name, data, name_raw=name.raw, name_guessed=name.guessed)
 
 
 def member_reject(name: MemberName, reason: str, message: str) -> MemberReject:
     """A MemberReject under a decoded name."""
-    return MemberReject(name.name, reason, message, name.raw, name.guessed)
+    return MemberReject(name.name, reason, message, name_raw=name.raw, name_guessed=name.guessed)
 
 
 class Stop(Exception):

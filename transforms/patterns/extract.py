@@ -249,6 +249,27 @@ def _chosen_rows(rows: np.ndarray, anchors: np.ndarray, board: np.ndarray, width
     return n
 
 
+@kernel(cache=True, inline="always")
+def _rekey_cell(rows: np.ndarray, n: int, anchors: np.ndarray, cell: int, delta: np.int64, empties_delta: np.int64,
+                liberty: bool, count_b: int, count_w: int, flat: np.ndarray, layouts: Layouts) -> int:
+    """Close and re-key every anchor of a scan family that sees ``cell``, whose stone digit (with ``liberty``: whose
+    liberty digit, in the families with a liberty plane) moved by ``delta``; the anchor's empty candidate cells move
+    by ``empties_delta`` where the cell is a candidate. Rows used."""
+    weights = layouts.lib_weight if liberty else layouts.weight
+    for f in range(layouts.kinds.shape[0]):
+        if layouts.kinds[f] != SCAN or (liberty and not layouts.has_liberty[f]):
+            continue
+        for j in range(layouts.off_start[f], layouts.off_start[f + 1]):
+            a = cell - flat[j]
+            if anchors[f, a, _EMPTIES] < 0:
+                continue
+            n = _flush(rows, n, anchors, f, a, count_b, count_w)
+            anchors[f, a, KEY] += delta * weights[j]
+            if layouts.is_cand[j]:
+                anchors[f, a, _EMPTIES] += empties_delta
+    return n
+
+
 @kernel(cache=True)
 def _rekey_stones(rows: np.ndarray, n: int, anchors: np.ndarray, board: np.ndarray, p: int, captured: np.ndarray,
                   n_captured: int, colour: int, count_b: int, count_w: int, flat: np.ndarray, layouts: Layouts) -> int:
@@ -257,17 +278,8 @@ def _rekey_stones(rows: np.ndarray, n: int, anchors: np.ndarray, board: np.ndarr
         cell = p if x < 0 else captured[x]
         new_value = np.int64(board[cell])
         old_value = np.int64(3 - colour if x >= 0 else EMPTY)
-        for f in range(layouts.kinds.shape[0]):
-            if layouts.kinds[f] != SCAN:
-                continue
-            for j in range(layouts.off_start[f], layouts.off_start[f + 1]):
-                a = cell - flat[j]
-                if anchors[f, a, _EMPTIES] < 0:
-                    continue
-                n = _flush(rows, n, anchors, f, a, count_b, count_w)
-                anchors[f, a, KEY] += (new_value - old_value) * layouts.weight[j]
-                if layouts.is_cand[j]:
-                    anchors[f, a, _EMPTIES] += (new_value == EMPTY) - (old_value == EMPTY)
+        empties = np.int64(new_value == EMPTY) - np.int64(old_value == EMPTY)
+        n = _rekey_cell(rows, n, anchors, cell, new_value - old_value, empties, False, count_b, count_w, flat, layouts)
     return n
 
 
@@ -280,15 +292,7 @@ def _rekey_liberties(rows: np.ndarray, n: int, anchors: np.ndarray, libs: np.nda
     for i in range(n_changed):
         cell = changed[i]
         delta = np.int64(libs[cell]) - old_libs[i]
-        for f in range(layouts.kinds.shape[0]):
-            if layouts.kinds[f] != SCAN or not layouts.has_liberty[f]:
-                continue
-            for j in range(layouts.off_start[f], layouts.off_start[f + 1]):
-                a = cell - flat[j]
-                if anchors[f, a, _EMPTIES] < 0:
-                    continue
-                n = _flush(rows, n, anchors, f, a, count_b, count_w)
-                anchors[f, a, KEY] += delta * layouts.lib_weight[j]
+        n = _rekey_cell(rows, n, anchors, cell, delta, np.int64(0), True, count_b, count_w, flat, layouts)
     return n
 
 

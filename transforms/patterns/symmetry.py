@@ -7,6 +7,8 @@ from functools import cache
 import numpy as np
 
 from gopat.transforms.kernels import kernel
+from gopat.transforms.patterns.groups import SQUARE_SYMMETRIES as SQUARE_SYMMETRIES
+from gopat.transforms.patterns.groups import SYMMETRIES as SYMMETRIES
 from gopat.transforms.patterns.keys import KeyLayout, check_key, check_n_digits, decode, encode
 
 _IDENTITY_MAP = (0, 1, 2, 3)
@@ -14,9 +16,6 @@ _SWAP_MAP = (0, 2, 1, 3)
 _MAX_ORDER = 1024
 _BYTE_VALUES = np.arange(256, dtype=np.int64)
 
-SQUARE_SYMMETRIES = 8  # the order of D4, the rotations and reflections of the square (and of the board)
-# The symmetry groups of published pattern keys, by order: D4, and D4 times the colour swap (docs/symmetry.md).
-SYMMETRIES = (SQUARE_SYMMETRIES, 2 * SQUARE_SYMMETRIES)
 
 
 @dataclass(frozen=True, slots=True)

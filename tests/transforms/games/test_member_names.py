@@ -52,7 +52,8 @@ def test_zip_names_without_utf8_flag_are_guessed(tmp_path: Path) -> None:
         assert archive.infolist()[0].orig_filename == raws[0].decode("cp437")
     members = list(iter_members(path))
     assert members == [
-        *(Member(name, GAME, raw.hex(), True) for (name, _), raw in zip(LEGACY, raws, strict=True)),
+        *(Member(name, GAME, name_raw=raw.hex(), name_guessed=True)
+          for (name, _), raw in zip(LEGACY, raws, strict=True)),
         Member("ascii/plain.sgf", GAME),
         Member("棋谱/utf8.sgf", GAME),
     ]
@@ -63,9 +64,11 @@ def test_guessed_names_of_rejected_members_keep_their_bytes(tmp_path: Path) -> N
     text, sgf = "棋谱/说明.txt".encode("gbk"), "棋谱/说明.sgf".encode("gbk")
     legacy_zip(path, [text, sgf, sgf])
     assert list(iter_members(path)) == [
-        MemberReject("棋谱/说明.txt", "not_sgf_member", "name does not end in .sgf", text.hex(), True),
-        Member("棋谱/说明.sgf", GAME, sgf.hex(), True),
-        MemberReject("棋谱/说明.sgf", "duplicate_name", "an earlier member has this name", sgf.hex(), True),
+        MemberReject("棋谱/说明.txt", "not_sgf_member", "name does not end in .sgf", name_raw=text.hex(),
+                     name_guessed=True),
+        Member("棋谱/说明.sgf", GAME, name_raw=sgf.hex(), name_guessed=True),
+        MemberReject("棋谱/说明.sgf", "duplicate_name", "an earlier member has this name", name_raw=sgf.hex(),
+                     name_guessed=True),
     ]
 
 
@@ -80,7 +83,8 @@ def test_tar_names_that_are_not_utf8(tmp_path: Path) -> None:
     with tarfile.open(path, encoding="latin-1") as tar:  # the header holds the raw bytes
         assert [name.encode("latin-1") for name in tar.getnames()] == [*raws, "기보/utf8.sgf".encode()]
     assert list(iter_members(path)) == [
-        *(Member(name, GAME, raw.hex(), True) for (name, _), raw in zip(LEGACY, raws, strict=True)),
+        *(Member(name, GAME, name_raw=raw.hex(), name_guessed=True)
+          for (name, _), raw in zip(LEGACY, raws, strict=True)),
         Member("기보/utf8.sgf", GAME),
     ]
 
@@ -90,10 +94,11 @@ def test_folder_and_single_file_names_that_are_not_utf8(tmp_path: Path) -> None:
     folder = tmp_path / "games"
     os.makedirs(os.fsencode(folder) + b"/" + raw)
     Path(os.fsdecode(os.fsencode(folder) + b"/" + raw + b"/a.sgf")).write_bytes(GAME)
-    assert list(iter_members(folder)) == [Member("棋谱/a.sgf", GAME, (raw + b"/a.sgf").hex(), True)]
+    assert list(iter_members(folder)) == [
+        Member("棋谱/a.sgf", GAME, name_raw=(raw + b"/a.sgf").hex(), name_guessed=True)]
     single = Path(os.fsdecode(os.fsencode(tmp_path) + b"/" + raw + b".sgf"))
     single.write_bytes(GAME)
-    assert list(iter_members(single)) == [Member("棋谱.sgf", GAME, (raw + b".sgf").hex(), True)]
+    assert list(iter_members(single)) == [Member("棋谱.sgf", GAME, name_raw=(raw + b".sgf").hex(), name_guessed=True)]
 
 
 def test_the_rule_on_names_of_each_script() -> None:

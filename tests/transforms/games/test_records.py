@@ -13,8 +13,9 @@ GBK = "棋谱/柯洁.sgf".encode("gbk")
 
 def test_rows_carry_the_name_bytes_and_the_rejected_trees() -> None:
     members = [
-        Member("棋谱/柯洁.sgf", GOOD + BROKEN + b"\n" + GOOD, GBK.hex(), True),  # trees 0 and 2 kept, 1 rejected
-        Member("棋谱/空.sgf", b"  ", "c6e5c6d72fbfd52e736766", True),  # rejected whole
+        # trees 0 and 2 kept, 1 rejected
+        Member("棋谱/柯洁.sgf", GOOD + BROKEN + b"\n" + GOOD, name_raw=GBK.hex(), name_guessed=True),
+        Member("棋谱/空.sgf", b"  ", name_raw="c6e5c6d72fbfd52e736766", name_guessed=True),  # rejected whole
         ("plain.sgf", GOOD),  # a (name, bytes) pair: a UTF-8 name
     ]
     shard = ingest_members(members, source="src", source_sha256=SHA)
