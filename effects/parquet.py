@@ -21,14 +21,17 @@ from gopat.transforms.tables.registry import TABLES
 
 PATTERN_STATS_SCHEMA = TABLES["pattern_stats"].stored
 ROW_GROUP_ROWS = 1_000_000  # as the release's other tables (effects/warehouse/publish.py)
-PATTERN_STATS_PARQUET = {  # dictionaries for the repetitive columns; the sorted keys share prefixes with the one before
+# dictionaries for the repetitive columns; the sorted keys share prefixes with the one before
+PATTERN_STATS_PARQUET: dict[str, Any] = {
     "compression": "zstd", "use_dictionary": ["family", "symmetry", "orbit_size", "result"],
     "column_encoding": {"key": "DELTA_BYTE_ARRAY"},
 }
 
 
-def write_parquet(path: Path, tables: Iterable[pa.Table], *, schema: pa.Schema, **options: Any) -> Path:
-    """Write `tables` of `schema`, each in row groups of at most ROW_GROUP_ROWS rows, to Parquet file `path` by a
+def write_parquet(
+    path: Path, tables: Iterable[pa.Table], *, schema: pa.Schema, row_group_rows: int = ROW_GROUP_ROWS, **options: Any
+) -> Path:
+    """Write `tables` of `schema`, each in row groups of at most `row_group_rows` rows, to Parquet file `path` by a
     temporary file beside it, renamed: the file is whole or absent. `options` are pyarrow's ParquetWriter's
     (default: zstd). Returns `path`."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -36,7 +39,7 @@ def write_parquet(path: Path, tables: Iterable[pa.Table], *, schema: pa.Schema, 
     try:
         with pq.ParquetWriter(tmp, schema, **{"compression": "zstd", **options}) as writer:
             for table in tables:
-                writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+                writer.write_table(table, row_group_size=row_group_rows)
         tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -27,6 +27,9 @@ from gopat.transforms.patterns.extract import extract
 from gopat.transforms.patterns.symmetry import SYMMETRIES
 
 INGESTED_TABLES = ("games", "moves", "setups", "rejects")  # an ingest shard's files, one folder each
+# Row groups of an extraction shard's counts (sorted by family, symmetry and key): a part reads only those that can
+# hold its key range (docs/releases.md#parts).
+COUNTS_ROW_GROUP_ROWS = 122_880
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +81,7 @@ def extract_range(
     returns the chosen events per family."""
     game_ids, games = read_games(staged, first, last)
     shard = extract_shard(games, families, game_ids=game_ids, event_families=event_families)
-    write_parquet(counts, [shard.counts], schema=shard.counts.schema)
+    write_parquet(counts, [shard.counts], schema=shard.counts.schema, row_group_rows=COUNTS_ROW_GROUP_ROWS)
     write_parquet(events, shard.events, schema=EVENTS_SCHEMA)
     return shard.chosen
 
