@@ -92,6 +92,14 @@ def _rows(part: Part, inputs: Sequence[Path]) -> pa.Table:
         columns=["key", "orbit_size", "occurrence", "chosen", "result"], filter=where, use_threads=False)
 
 
+def part_files(folder: Path, part: Part | None = None) -> list[Path]:
+    """The part files of a partitioned table or run `folder` (not a run's sample file), in table order; only
+    those of `part`'s family and symmetry if given."""
+    if part is not None:
+        return sorted((folder / Path(part.file).parent).glob("*.parquet"))
+    return sorted(folder.glob("*/*/*.parquet"))
+
+
 def key_sample(con: duckdb.DuckDBPyConnection, sources: Sequence[Path]) -> pa.Table:
     """The keys that cut parts in Parquet files `sources` (family, symmetry, key: shards, run files or run samples):
     those whose hash is 0 modulo SAMPLE_MODULUS, distinct, in table order (pattern_parts.sql).

@@ -18,8 +18,9 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from gopat.effects.parquet import merge_move_patterns, write_move_patterns
-from gopat.effects.pattern_parts import key_sample, sum_part, write_sample
+from gopat.effects.pattern_parts import key_sample, part_files, sum_part, write_sample
 from gopat.effects.shard_work import StagedGames, extract_range
+from gopat.effects.warehouse.catalog import create_view
 from gopat.effects.warehouse.files import tree_bytes
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.publish import export_table
@@ -29,7 +30,6 @@ from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.checks import identifier
 from gopat.transforms.patterns.parts import Part, plan_parts
 from gopat.transforms.tables.format import FORMAT
-from gopat.transforms.tables.registry import select_list
 
 SAMPLE_FILE = "sample.parquet"  # a run's key sample, beside its part folders (docs/releases.md#complete-counts)
 COUNTS_DIR = "pattern_counts"  # the complete counts (a base run) in the stage (docs/releases.md#complete-counts)
@@ -171,7 +171,7 @@ def move_patterns_file(
             for family in sorted(families)
             for rows in merge_move_patterns(previous / "move_patterns.parquet", shards, family)
         )
-    view(con, "move_patterns", [write_move_patterns(out, sections)])
+    view(con, "move_patterns", [write_move_patterns(out, sections)], table="move_patterns")
     return out
 
 
@@ -251,18 +251,7 @@ def _write_parts(
     return PatternFiles(published=published, run=new if counted else None, base=False, tail=tail)
 
 
-def part_files(folder: Path, part: Part | None = None) -> list[Path]:
-    """The part files of a partitioned table or run `folder` (not a run's SAMPLE_FILE), in table order; only
-    those of `part`'s family and symmetry if given."""
-    if part is not None:
-        return sorted((folder / Path(part.file).parent).glob("*.parquet"))
-    return sorted(folder.glob("*/*/*.parquet"))
-
-
 def view(con: duckdb.DuckDBPyConnection, name: str, paths: Sequence[Path], *, table: str | None = None) -> None:
-    """Create or replace view `name` of Parquet files `paths` (a relation: the paths are values, not SQL text); the
-    files of a published `table` are read with its derived columns, as readers see them."""
-    files = con.read_parquet([str(path) for path in paths])
-    if table is not None:
-        files = files.project(select_list(table, release_format=FORMAT))
-    files.create_view(identifier(name), replace=True)
+    """Create or replace view `name` of the build's Parquet files `paths`; the files of a published `table` are read
+    with its derived columns, as readers see them (effects/warehouse/catalog.py create_view)."""
+    create_view(con, identifier(name), table, paths, release_format=FORMAT)

@@ -6,6 +6,7 @@ See docs/releases.md#catalog.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
@@ -75,19 +76,20 @@ def write_catalog(layout: Layout, kept: list[str], current: str | None) -> Path:
 
 
 def create_view(
-    con: duckdb.DuckDBPyConnection, view: str, table: str, files: list[Path], *, release_format: int
+    con: duckdb.DuckDBPyConnection, view: str, table: str | None, files: Sequence[Path], *, release_format: int
 ) -> None:
-    """View `view` of a table's Parquet `files` with its columns as the registry declares them, and their comments.
+    """View `view` of a table's Parquet `files` with its columns as the registry declares them, and their comments;
+    every column of the files as they are when `table` is None (a build's other files, such as its runs).
 
     A view's definition takes no bind parameter: the paths are quoted literals, a partitioned table's files in
     order (docs/releases.md#release-folder), and so are the comments.
     """
     paths = ", ".join(quote(path) for path in files)
-    columns = select_list(table, release_format=release_format)
+    columns = "*" if table is None else select_list(table, release_format=release_format)
     con.execute(f"CREATE OR REPLACE VIEW {view} AS SELECT {columns} FROM read_parquet([{paths}])")
-    if table in TABLES:
+    if table is not None and table in TABLES:
         con.execute(f"COMMENT ON VIEW {view} IS {quote('one row per ' + TABLES[table].grain)}")
-    if columns != "*":  # the registry's columns
+    if table is not None and columns != "*":  # the registry's columns
         for column in TABLES[table].columns:
             con.execute(f'COMMENT ON COLUMN {view}."{column.name}" IS {quote(column.doc)}')
 

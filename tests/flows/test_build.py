@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from gopat.cli.main import main
+from gopat.effects import pattern_parts
 from gopat.effects.parquet import write_parquet
 from gopat.effects.pattern_parts import key_sample, write_sample
 from gopat.effects.shard_work import extract_shard
@@ -233,7 +234,7 @@ def files(folder: Path) -> dict[str, bytes]:
 def rows(folder: Path) -> list[tuple]:
     """The rows of a partitioned table's or run's files, in path order."""
     return duckdb.sql("FROM read_parquet($files)", params={
-        "files": [str(path) for path in pattern_tasks.part_files(folder)]}).fetchall()
+        "files": [str(path) for path in pattern_parts.part_files(folder)]}).fetchall()
 
 
 def sample(sources: list[Path]) -> pa.Table:
@@ -307,22 +308,22 @@ def test_runs_summed_are_the_whole_counts(
         run_folders.append(sum_parts(pool, own_parts, [own] * len(own_parts), tmp_path / f"run-{i}",
                                      published=False)[0])
         write_sample(run_folders[-1] / pattern_tasks.SAMPLE_FILE, sample(own))
-    run_files = [path for run in run_folders for path in pattern_tasks.part_files(run)]
+    run_files = [path for run in run_folders for path in pattern_parts.part_files(run)]
     shards = sorted((stage / "patterns").glob("*.parquet"))
     samples = [run / pattern_tasks.SAMPLE_FILE for run in run_folders]
     assert sample(run_files).equals(sample(shards)) and sample(samples).equals(sample(shards))  # the runs' samples
     assert plan(samples) == parts  # hold the whole key set's
     state, published, tail = sum_parts(
-        pool, parts, [[path for run in run_folders for path in pattern_tasks.part_files(run, part)] for part in parts],
+        pool, parts, [[path for run in run_folders for path in pattern_parts.part_files(run, part)] for part in parts],
         tmp_path / "summed", runs=True)
     assert files(state) == files(whole_state) and files(published) == files(whole_published)
     with duckdb.connect() as con:
-        con.read_parquet([str(path) for path in pattern_tasks.part_files(whole_state)]).create_view("whole")
+        con.read_parquet([str(path) for path in pattern_parts.part_files(whole_state)]).create_view("whole")
         below = left_out(con, min_occurrence=THRESHOLDS, source="whole")  # the whole counts' keys below
         crossed = con.execute(  # keys below sq5's threshold in the first run that reach it in the sum
             "SELECT count(*) FROM read_parquet($run) AS p JOIN whole AS w USING (family, symmetry, key) "
             "WHERE family = 'sq5' AND p.occurrence < 2 AND w.occurrence >= 2",
-            {"run": [str(path) for path in pattern_tasks.part_files(run_folders[0])]},
+            {"run": [str(path) for path in pattern_parts.part_files(run_folders[0])]},
         ).fetchone()[0]
     kept_out = tail.filter(pc.greater(tail["keys"], 0)).sort_by([("family", "ascending"), ("symmetry", "ascending")])
     assert kept_out.equals(below)  # tallied as written
@@ -477,13 +478,13 @@ def test_an_add_writes_its_games_counts_as_a_run_until_the_runs_are_merged(
     assert "published_plus_tail_equal_complete_counts" in outcomes
     assert "complete_counts_are_previous_plus_new_games" not in outcomes  # no complete counts were written
     assert all(result["success"] for result in second["expectations"].values())
-    runs = [str(path) for run in second["state"]["runs"] for path in pattern_tasks.part_files(
+    runs = [str(path) for run in second["state"]["runs"] for path in pattern_parts.part_files(
         layout.run_dir(run["version"]))]
     summed = duckdb.sql(
         "SELECT family, symmetry, key, sum(occurrence), sum(chosen), max(orbit_size), bit_or(result) "
         "FROM read_parquet($runs) GROUP BY ALL ORDER BY ALL", params={"runs": runs}).fetchall()
     complete = duckdb.sql("FROM read_parquet($state) ORDER BY ALL", params={"state": [
-        str(path) for path in pattern_tasks.part_files(Layout(full).run_dir(full_manifest["version"]))]}).fetchall()
+        str(path) for path in pattern_parts.part_files(Layout(full).run_dir(full_manifest["version"]))]}).fetchall()
     assert summed == complete
     # other thresholds, no new source, only the new release kept: no new counts, no new run; the runs it lists
     # stay, the older releases go
@@ -518,7 +519,7 @@ def test_release_without_its_build_state_is_extended_by_a_full_build(
 ) -> None:
     first = build(tmp_path, archives[0], options=MIN_OCCURRENCE)
     layout = Layout(tmp_path)
-    damage(pattern_tasks.part_files(layout.run_dir(first["version"]))[-1])
+    damage(pattern_parts.part_files(layout.run_dir(first["version"]))[-1])
     manifest = build(tmp_path, *archives, options=MIN_OCCURRENCE)
     assert manifest["incremental"] is None
     assert files(layout.run_dir(manifest["version"])) == files(Layout(full).run_dir(release(full)[1]["version"]))

@@ -36,23 +36,24 @@ def canonical_counts(raw: pl.DataFrame, *, family: str, symmetry: int) -> pl.Dat
 
     `raw` has columns key, occurrence, chosen, result (one row per raw key). Block families carry
     a who-played-where mask, moved into the canonical frame with the key and OR-ed; other
-    families' result is null. Sums use a sort and `reduceat` (exact int64, no hashing).
+    families' result is null.
     """
     spec = FAMILIES[family]
     masks = raw["result"].to_numpy() if spec.anchor == "block" else None
     canonical, orbit, moved = spec.group(symmetry).canonicalize(raw["key"].to_numpy(), masks=masks)
-    order = np.argsort(canonical)  # not stable: equal keys are summed and OR-ed, in any order
-    keys, starts = _firsts(canonical[order])
-    n = len(starts)
+    keys, orbit_size, occurrence, chosen, result = summed_per_key(
+        canonical, orbit_size=orbit, occurrence=raw["occurrence"].to_numpy(), chosen=raw["chosen"].to_numpy(),
+        result=moved,
+    )
     return pl.DataFrame(
         {
-            "family": pl.repeat(family, n, eager=True, dtype=pl.String),
-            "symmetry": np.full(n, symmetry, dtype=np.int32),
+            "family": pl.repeat(family, len(keys), eager=True, dtype=pl.String),
+            "symmetry": np.full(len(keys), symmetry, dtype=np.int32),
             "key": keys,
-            "orbit_size": orbit[order][starts].astype(np.int32),
-            "occurrence": np.add.reduceat(raw["occurrence"].to_numpy()[order], starts) if n else [],
-            "chosen": np.add.reduceat(raw["chosen"].to_numpy()[order], starts) if n else [],
-            "result": np.bitwise_or.reduceat(moved[order], starts) if moved is not None and n else None,
+            "orbit_size": orbit_size.astype(np.int32),
+            "occurrence": occurrence,
+            "chosen": chosen,
+            "result": result,
         },
         schema=CANONICAL_SCHEMA,
     )
@@ -61,32 +62,47 @@ def canonical_counts(raw: pl.DataFrame, *, family: str, symmetry: int) -> pl.Dat
 def summed_runs(runs: pa.Table, *, family: str, symmetry: int) -> pa.Table:
     """Counts of one family and symmetry (columns key, orbit_size, occurrence, chosen, result) summed per key, in key
     order: the rows of sorted runs of counts one after the other, each run's keys sorted and unique (a release's
-    run files, docs/releases.md#complete-counts).
-
-    A stable sort of runs laid end to end merges them (numpy's timsort finds the runs), so summing a
-    few runs costs little more than reading them. Sums are exact int64 and results OR-ed, null where
-    every one is null, as models/pattern_counts.sql's.
+    run files, docs/releases.md#complete-counts). `result` is null in every row (a family without a result) or
+    in none; ValueError otherwise.
     """
     runs = runs.combine_chunks()
-    all_keys = runs["key"].to_numpy()
-    order = np.argsort(all_keys, kind="stable")
-    keys, starts = _firsts(all_keys[order])
-    n = len(starts)
+    result = runs["result"]
+    if result.null_count not in (0, len(result)):
+        raise ValueError(f"{family} {symmetry}: result must be null in every row of the runs or in none")
+    keys, orbit_size, occurrence, chosen, summed = summed_per_key(
+        runs["key"].to_numpy(), orbit_size=runs["orbit_size"].to_numpy(), occurrence=runs["occurrence"].to_numpy(),
+        chosen=runs["chosen"].to_numpy(), result=None if result.null_count else result.to_numpy(), merge=True,
+    )
+    return pa.table({
+        "family": pa.nulls(len(keys), pa.string()).fill_null(family),
+        "symmetry": pa.array(np.full(len(keys), symmetry, dtype=np.int32)),
+        "key": pa.array(keys),
+        "occurrence": pa.array(occurrence),
+        "chosen": pa.array(chosen),
+        "orbit_size": pa.array(orbit_size),
+        "result": pa.nulls(len(keys), pa.int64()) if summed is None else pa.array(summed),
+    }, schema=PATTERN_COUNTS_SCHEMA)
+
+
+def summed_per_key(
+    keys: np.ndarray, *, orbit_size: np.ndarray, occurrence: np.ndarray, chosen: np.ndarray,
+    result: np.ndarray | None, merge: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Rows of counts summed per key, in key order: (key, orbit_size, occurrence, chosen, result).
+
+    occurrence and chosen are summed (exact int64, a sort and `reduceat`, no hashing), result OR-ed
+    (None: no result), orbit_size taken from a key's first row (every row of a key has the same).
+    `merge`: the rows are sorted runs laid end to end, which a stable sort merges (numpy's timsort
+    finds the runs), so summing a few runs costs little more than reading them.
+    """
+    order = np.argsort(keys, kind="stable" if merge else None)
+    firsts, starts = _firsts(keys[order])
 
     def summed(values: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
-        return ufunc.reduceat(values[order], starts) if n else values[:0]
+        return ufunc.reduceat(values[order], starts) if len(starts) else values[:0]
 
-    result = runs["result"]
-    valid = summed(result.is_valid().to_numpy(zero_copy_only=False).astype(np.int8), np.bitwise_or).astype(bool)
-    return pa.table({
-        "family": pa.nulls(n, pa.string()).fill_null(family),
-        "symmetry": pa.array(np.full(n, symmetry, dtype=np.int32)),
-        "key": pa.array(keys),
-        "occurrence": pa.array(summed(runs["occurrence"].to_numpy(), np.add)),
-        "chosen": pa.array(summed(runs["chosen"].to_numpy(), np.add)),
-        "orbit_size": pa.array(runs["orbit_size"].to_numpy()[order][starts]),
-        "result": pa.array(summed(result.fill_null(0).to_numpy(), np.bitwise_or), mask=~valid),
-    }, schema=PATTERN_COUNTS_SCHEMA)
+    return (firsts, orbit_size[order][starts], summed(occurrence, np.add), summed(chosen, np.add),
+            None if result is None else summed(result, np.bitwise_or))
 
 
 def _firsts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

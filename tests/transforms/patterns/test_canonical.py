@@ -111,6 +111,13 @@ def test_sorted_runs_are_summed_per_key_in_key_order(family: str, results: list[
     assert summed_runs(runs.slice(0, 0), family=family, symmetry=8).num_rows == 0
 
 
+def test_runs_with_a_result_in_some_rows_only_are_refused() -> None:
+    runs = pa.table({"key": [1, 2], "orbit_size": pa.array([8, 8], pa.int32()), "occurrence": [1, 1],
+                     "chosen": [0, 0], "result": [1, None]})
+    with pytest.raises(ValueError, match="^blk4 8: result must be null in every row of the runs or in none$"):
+        summed_runs(runs, family="blk4", symmetry=8)
+
+
 def test_blk4_and_unknown_families_have_no_move_patterns() -> None:
     assert check_event_families(["d12", "sq5"]) == ("d12", "sq5")
     for bad in (["blk4"], ["sq3", "nope"]):

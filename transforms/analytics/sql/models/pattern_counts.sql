@@ -3,7 +3,7 @@
 -- min_occurrence times, described; pattern_tail sums the rest.
 -- `pattern_shards` is the union of the Parquet files a part sums (effects/pattern_parts.py): the per-shard files
 -- the extraction workers wrote, already canonical under the 8- and 16-element groups
--- (transforms/patterns/canonical.py canonical_shard), so summing them is a plain sum. (The run of the complete countss, few
+-- (transforms/patterns/canonical.py canonical_shard), so summing them is a plain sum. (The runs of the complete counts, few
 -- and sorted, a part merges instead: canonical.py summed_runs, the same sums.) One query sums one part: the
 -- family and symmetry of the variable `summed_part` and its key range [lo, hi) (NULL: unbounded), so that one
 -- hash table fits a worker's memory however large the corpus. Rows come out in key order, the order of the
