@@ -46,7 +46,8 @@ def sum_part(
     with their key texts, to `published`, each if given; return what `published` leaves out.
 
     `runs`: the inputs are the runs' files, few and each sorted by key, summed by a merge of sorted
-    inputs; else the inputs are extraction shards, unsorted, summed by DuckDB's hash aggregate.
+    inputs; else the inputs are extraction shards, dozens of files each sorted by key, summed by DuckDB's hash
+    aggregate.
     Files are written whole or not at all (effects/parquet.py write_parquet).
     """
     if not inputs:

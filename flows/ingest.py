@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -31,8 +31,6 @@ from gopat.transforms.games.records import (
 )
 from gopat.transforms.iteration import batched
 from gopat.transforms.tables.macros import install_macros
-
-T = TypeVar("T")
 
 
 def _retry_io_only(task: Task[..., Any], task_run: TaskRun, state: State[Any]) -> bool:
