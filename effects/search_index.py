@@ -13,6 +13,7 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from gopat.effects.parquet import write_parquet
 from gopat.effects.warehouse.files import fsync_tree, remove
 from gopat.effects.warehouse.layout import Layout, code_version, current_version, read_manifest, resolve_version
 from gopat.effects.warehouse.open import connect_release
@@ -86,7 +87,8 @@ def build_index(layout: Layout, version: str, path: Path) -> None:
     hidden.mkdir()
     for f in fields(Events):
         np.save(hidden / f"{f.name}.npy", getattr(events, f.name))
-    games.select(GAME_COLUMNS).write_parquet(hidden / "games.parquet")
+    rows = games.select(GAME_COLUMNS).to_arrow()
+    write_parquet(hidden / "games.parquet", [rows], schema=rows.schema)
     fsync_tree(hidden)
     try:
         os.rename(hidden, path)

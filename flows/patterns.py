@@ -103,8 +103,7 @@ def stage_games(con: duckdb.DuckDBPyConnection, stage: Path) -> StagedGames:
         export_table(con, path.parent, table)
     moves, setups = tables["moves"], tables["setups"]
     con.execute(sql_text("steps/extract_games"))
-    games = stage / "extract_games.parquet"
-    con.execute("COPY extract_games TO ? (FORMAT parquet, COMPRESSION zstd)", [str(games)])
+    (games,) = export_table(con, stage, "extract_games")
     return StagedGames(games=games, moves=moves, setups=setups)
 
 

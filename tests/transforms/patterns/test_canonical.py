@@ -114,7 +114,7 @@ def test_sorted_runs_are_summed_per_key_in_key_order(family: str, results: list[
 def test_runs_with_a_result_in_some_rows_only_are_refused() -> None:
     runs = pa.table({"key": [1, 2], "orbit_size": pa.array([8, 8], pa.int32()), "occurrence": [1, 1],
                      "chosen": [0, 0], "result": [1, None]})
-    with pytest.raises(ValueError, match="^blk4 8: result must be null in every row of the runs or in none$"):
+    with pytest.raises(ValueError, match=r"^blk4 8: result must be null in every row of the runs or in none$"):
         summed_runs(runs, family="blk4", symmetry=8)
 
 
