@@ -151,17 +151,22 @@ def _write_release(
 
 def export_table(con: duckdb.DuckDBPyConnection, folder: Path, table: str) -> list[Path]:
     """Write `table` of `con` as `<table>.parquet` in `folder`, without the columns that readers compute from the
-    stored ones (transforms/tables/registry.py); returns that file. A disk error raises OSError."""
+    stored ones (transforms/tables/registry.py), by a temporary file renamed; returns that file. A disk error
+    raises OSError."""
     path = folder / f"{table}.parquet"
+    tmp = folder / f".{table}.parquet.tmp-{os.getpid()}"
     derived = [name for name in derived_columns(table) if name in con.table(identifier(table)).columns]
     excluded = f" EXCLUDE ({', '.join(derived)})" if derived else ""
     try:
         con.execute(
             f"COPY (SELECT *{excluded} FROM {identifier(table)}) TO ? "
-            "(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)", [str(path)]
+            "(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 1000000)", [str(tmp)]
         )
+        tmp.replace(path)
     except duckdb.IOException as error:
         raise OSError(f"writing {path}: {error}") from error
+    finally:
+        tmp.unlink(missing_ok=True)
     return [path]
 
 
