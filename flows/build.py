@@ -57,7 +57,7 @@ from gopat.flows.ingest import (
     unique,
 )
 from gopat.flows.patterns import PatternFiles, extract_shards, move_patterns_file, pattern_stats_file, staged_tables
-from gopat.flows.shards import ShardPool, check_runner, shard_executor
+from gopat.flows.shards import Runner, build_runner, check_runner
 from gopat.transforms.analytics.counting import build_game_counts
 from gopat.transforms.analytics.openings import build_fuseki, build_opening_tree
 from gopat.transforms.analytics.tail import build_pattern_tail
@@ -269,8 +269,8 @@ def _build_and_publish(
     )
     install_macros(con)  # the tables' derived columns, as readers compute them (transforms/tables/registry.py)
     try:
-        with shard_executor(workers=run.workers, runner=run.runner) as pool:
-            version = _build_on(pool, con, stage, plan, run, keep=keep, timings=timings)
+        with build_runner(workers=run.workers, runner=run.runner) as runner:
+            version = _build_on(runner, con, stage, plan, run, keep=keep, timings=timings)
     finally:
         con.close()
         shutil.rmtree(stage, ignore_errors=True)
@@ -278,13 +278,13 @@ def _build_and_publish(
 
 
 def _build_on(
-    pool: ShardPool, con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, *, keep: int | None,
+    runner: Runner, con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, *, keep: int | None,
     timings: dict[str, float],
 ) -> str:
-    """The build in `stage` with its DuckDB `con` and its one worker pool `pool`; returns the version published."""
+    """The build in `stage` with its DuckDB `con` and its `runner`; returns the version published."""
     with _timed(timings, "ingest"):
         ingest, cpu = ingest_sources(
-            plan.new_sources, con, stage, pool=pool, shard_size=run.shard_size, show=run.show,
+            plan.new_sources, con, stage, runner=runner, shard_size=run.shard_size, show=run.show,
             first_index=len(plan.fetched) - len(plan.new_sources),
         )
         new_files = ingest.files_in
@@ -298,7 +298,7 @@ def _build_on(
     with _timed(timings, "extract"):
         chosen = extract_shards(
             con, stage, families=tuple(plan.config["families"]), event_families=tuple(plan.config["event_families"]),
-            pool=pool, shard_size=run.pattern_shard_size, show=run.show,
+            runner=runner, shard_size=run.pattern_shard_size, show=run.show,
         )
     if plan.base:
         for family in plan.config["families"]:
@@ -310,7 +310,7 @@ def _build_on(
     )
     facts = checked_facts(code=plan.code, content=plan.content, config=plan.config, fetched=plan.fetched,
                           ingest=ingest, chosen=chosen, incremental=incremental)
-    patterns, move_patterns, expectations = _tables_and_suites(con, stage, plan, run, pool, facts=facts,
+    patterns, move_patterns, expectations = _tables_and_suites(con, stage, plan, run, runner, facts=facts,
                                                                timings=timings)
     version = next_version(plan.layout, plan.content)
     runs = [] if patterns.base else list(plan.previous_runs)
@@ -329,7 +329,7 @@ def _build_on(
 
 
 def _tables_and_suites(
-    con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, pool: ShardPool, *, facts: Manifest,
+    con: duckdb.DuckDBPyConnection, stage: Path, plan: Plan, run: Run, runner: Runner, *, facts: Manifest,
     timings: dict[str, float],
 ) -> tuple[PatternFiles, Path, dict[str, Any]]:
     """Build the analytics, pattern_stats, pattern_tail and move_patterns and run every suite against the manifest's
@@ -345,7 +345,7 @@ def _tables_and_suites(
             patterns = pattern_stats_file(
                 con, stage, families=plan.config["families"], previous=plan.previous,
                 previous_runs=[plan.layout.run_dir(entry["version"]) for entry in plan.previous_runs],
-                min_occurrence=plan.config["min_occurrence"], pool=pool, show=run.show,
+                min_occurrence=plan.config["min_occurrence"], runner=runner, show=run.show,
             )
             build_pattern_tail(con, left_out=patterns.tail, min_occurrence=plan.config["min_occurrence"])
         fault_point("aggregate")

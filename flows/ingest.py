@@ -18,7 +18,7 @@ from gopat.effects.shard_work import Ingested, ingest_shard
 from gopat.effects.warehouse.fetch import Fetched, fetch
 from gopat.effects.warehouse.manifest import Ingest
 from gopat.flows.progress import progress
-from gopat.flows.shards import ShardPool
+from gopat.flows.shards import Runner
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.checks import identifier
 from gopat.transforms.games.archives import Limits, MemberReject, iter_members
@@ -67,12 +67,12 @@ def ingest_sources(
     con: duckdb.DuckDBPyConnection,
     stage: Path,
     *,
-    pool: ShardPool,
+    runner: Runner,
     shard_size: int,
     show: str,
     first_index: int = 0,
 ) -> tuple[Ingest, dict[str, float]]:
-    """Parse and replay every member on the build's runner `pool` into games_all, moves_all, setups_all, rejects_all.
+    """Parse and replay every member on the build's `runner` into games_all, moves_all, setups_all, rejects_all.
 
     Each shard's worker writes its rows to stage/ingest/ (effects/shard_work.py), which are appended
     in shard order and removed. `first_index` is the position of `fetched[0]` among the build's
@@ -108,18 +108,20 @@ def ingest_sources(
             yield functools.partial(ingest_shard, members, source=source.source, source_sha256=source.sha256,
                                     source_index=index, folder=folder, name=f"shard-{shards:06d}")
 
-    for index, source in enumerate(fetched, start=first_index):
-        with progress(show, f"ingest {source.source}", None) as advance:  # shards: unknown until read
-            for shard in pool.results(calls(index, source)):
-                for table, path in shard.files.items():
-                    con.execute(f"INSERT INTO {identifier(table + '_all')} BY NAME FROM read_parquet(?)", [str(path)])
-                    path.unlink()
-                files_ingested += shard.files_ingested
-                trees_in += shard.trees_in
-                games += shard.games
-                cpu["parse_cpu"] += shard.seconds["parse"]
-                cpu["replay_cpu"] += shard.seconds["replay"]
-                advance(f"{files_in} files read, {games} games")
+    with runner.phase() as pool:
+        for index, source in enumerate(fetched, start=first_index):
+            with progress(show, f"ingest {source.source}", None) as advance:  # shards: unknown until read
+                for shard in pool.results(calls(index, source)):
+                    for table, path in shard.files.items():
+                        con.execute(f"INSERT INTO {identifier(table + '_all')} BY NAME FROM read_parquet(?)",
+                                    [str(path)])
+                        path.unlink()
+                    files_ingested += shard.files_ingested
+                    trees_in += shard.trees_in
+                    games += shard.games
+                    cpu["parse_cpu"] += shard.seconds["parse"]
+                    cpu["replay_cpu"] += shard.seconds["replay"]
+                    advance(f"{files_in} files read, {games} games")
     rejects = con.execute("SELECT source, member, tree_index, reason, message FROM rejects_all").fetchall()
     for source_name, member, tree, reason, message in rejects:
         where = (member or "(whole source)") + ("" if tree is None else f" tree {tree}")

@@ -25,7 +25,7 @@ from gopat.effects.warehouse.files import tree_bytes
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.publish import export_table
 from gopat.flows.progress import progress
-from gopat.flows.shards import ShardPool
+from gopat.flows.shards import Runner, ShardPool
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.checks import identifier
 from gopat.transforms.patterns.parts import Part, plan_parts
@@ -59,12 +59,12 @@ def extract_shards(
     *,
     families: tuple[str, ...],
     event_families: tuple[str, ...] = (),
-    pool: ShardPool,
+    runner: Runner,
     shard_size: int,
     show: str,
 ) -> dict[str, int]:
     """Extract the pattern counts of the kept games this build parsed (patterns/, a file a shard) and the chosen
-    events of `event_families` (events/, the rows of move_patterns) on the build's runner `pool`.
+    events of `event_families` (events/, the rows of move_patterns) on the build's `runner`.
 
     The games are read back from the staged moves and setups files (stage_games); shards hold
     `shard_size` consecutive games in game_id order, fewer when there are too few games to give
@@ -72,7 +72,7 @@ def extract_shards(
     """
     staged = stage_games(con, stage)
     con.execute("SET VARIABLE shard_size = ?", [shard_size])
-    con.execute("SET VARIABLE shard_slots = ?", [pool.slots])
+    con.execute("SET VARIABLE shard_slots = ?", [runner.slots])
     ranges = con.execute(sql_text("steps/extract_shards")).fetchall() or [(None, None)]
     folder, events_folder = stage / "patterns", stage / "events"
     for path in (folder, events_folder):
@@ -84,7 +84,7 @@ def extract_shards(
                           counts=folder / f"shard-{i:05d}.parquet", events=events_folder / f"shard-{i:05d}.parquet")
         for i, (first, last) in enumerate(ranges)
     )
-    with _memory_returned(con), progress(show, "patterns", len(ranges)) as advance:
+    with _memory_returned(con), runner.phase() as pool, progress(show, "patterns", len(ranges)) as advance:
         for i, counts in enumerate(pool.results(calls)):
             for family, count in counts.items():
                 chosen_events[family] += count
@@ -187,7 +187,7 @@ def _memory_returned(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
 def pattern_stats_file(
     con: duckdb.DuckDBPyConnection, stage: Path, *, families: Sequence[str], previous: Path | None,
-    previous_runs: Sequence[Path], min_occurrence: Mapping[str, int], pool: ShardPool, show: str,
+    previous_runs: Sequence[Path], min_occurrence: Mapping[str, int], runner: Runner, show: str,
 ) -> PatternFiles:
     """Write the release's pattern_stats part files and the new run of the complete counts from the shards in `stage`,
     and create the views the suites read.
@@ -208,8 +208,9 @@ def pattern_stats_file(
     own = key_sample(con, shards)
     write_sample(run / SAMPLE_FILE, own)
     sample = key_sample(con, [folder / SAMPLE_FILE for folder in [*previous_runs, run]])
-    files = _write_parts(shards, stage, previous_runs=previous_runs, samples=(own, sample), families=families,
-                         pool=pool, min_occurrence=min_occurrence, show=show)
+    with runner.phase() as pool:
+        files = _write_parts(shards, stage, previous_runs=previous_runs, samples=(own, sample), families=families,
+                             pool=pool, min_occurrence=min_occurrence, show=show)
     if previous is not None:
         view(con, "pattern_counts_previous", [path for folder in previous_runs for path in part_files(folder)])
         view(con, "pattern_counts_new", part_files(stage / NEW_COUNTS_DIR))

@@ -78,23 +78,65 @@ def check_runner(runner: str) -> str:
     raise ValueError(f"runner must be 'local', 'dask' or a Dask scheduler address like tcp://host:8786, got {runner!r}")
 
 
+@dataclass(frozen=True)
+class Runner:
+    """A build's runner: the worker pool of each of its phases (ingest, extraction, parts).
+
+    A Dask cluster is reached (or a temporary one started) once for the whole build and serves every
+    phase; local worker processes are started for each phase and stopped after it, because a process
+    keeps most of the memory a phase used (about 0.6 GB after extracting 1,000 games), which the
+    next phase would hold beside its own (docs/scaling.md#one-way-data-flow).
+    """
+
+    workers: int
+    cluster: ShardPool | None = None
+
+    @property
+    def slots(self) -> int:
+        """How many shards a phase runs at once."""
+        return self.cluster.slots if self.cluster is not None else self.workers
+
+    @contextlib.contextmanager
+    def phase(self) -> Iterator[ShardPool]:
+        """The pool of one phase: the cluster's, or `workers` new local processes."""
+        if self.cluster is not None:
+            yield self.cluster
+            return
+        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=ignore_sigint)
+        try:
+            yield ShardPool(pool, self.workers)
+        except BaseException:
+            stop_pool(pool)
+            raise
+        pool.shutdown()
+
+
 @contextlib.contextmanager
-def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[ShardPool]:
-    """An executor for shard work on the runner named by `runner` (see the module docstring).
+def build_runner(*, workers: int, runner: str = LOCAL) -> Iterator[Runner]:
+    """The runner named by `runner` (see the module docstring) for one build.
 
     `workers` is the number of local processes ('local', 'dask'); a scheduler address brings its
     own workers, whose threads, counted when the cluster is reached, are the pool's slots.
     """
     if check_runner(runner) == LOCAL:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=ignore_sigint)
-        try:
-            yield ShardPool(pool, workers)
-        except BaseException:
-            stop_pool(pool)
-            raise
-        pool.shutdown()
+        yield Runner(workers)
         return
+    with _dask_pool(workers=workers, runner=runner) as cluster:
+        yield Runner(workers, cluster)
+
+
+@contextlib.contextmanager
+def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[ShardPool]:
+    """The pool of one phase of a runner of its own (build_runner)."""
+    with build_runner(workers=workers, runner=runner) as build, build.phase() as pool:
+        yield pool
+
+
+@contextlib.contextmanager
+def _dask_pool(*, workers: int, runner: str) -> Iterator[ShardPool]:
+    """The executor of a temporary local Dask cluster of `workers` processes ('dask') or of the cluster at a
+    scheduler address, with its worker threads as slots."""
     if runner == DASK:
         # The temporary cluster's processes (spawned: they inherit the environment) log errors only. Its
         # warnings are not news to the user: a cancelled build's shards end with a CancelledError warning
