@@ -127,13 +127,6 @@ def build_runner(*, workers: int, runner: str = LOCAL) -> Iterator[Runner]:
 
 
 @contextlib.contextmanager
-def shard_executor(*, workers: int, runner: str = LOCAL) -> Iterator[ShardPool]:
-    """The pool of one phase of a runner of its own (build_runner)."""
-    with build_runner(workers=workers, runner=runner) as build, build.phase() as pool:
-        yield pool
-
-
-@contextlib.contextmanager
 def _dask_pool(*, workers: int, runner: str) -> Iterator[ShardPool]:
     """The executor of a temporary local Dask cluster of `workers` processes ('dask') or of the cluster at a
     scheduler address, with its worker threads as slots."""

@@ -28,7 +28,7 @@ from gopat.effects.warehouse.files import tree_digest, tree_files
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files, versions
 from gopat.flows import patterns as pattern_tasks
 from gopat.flows.build import PUBLISHED
-from gopat.flows.shards import ShardPool, shard_executor
+from gopat.flows.shards import ShardPool, build_runner
 from gopat.transforms.games.archives import iter_members
 from gopat.transforms.games.records import ingest_members
 from gopat.transforms.patterns import parts as part_plan
@@ -211,7 +211,7 @@ def shards_of(stage: Path, shards: list[int], folder: Path) -> list[Path]:
 @pytest.fixture(scope="module")
 def pool() -> Iterator[ShardPool]:
     """Two local worker processes for the parts of the tests below."""
-    with shard_executor(workers=2) as workers:
+    with build_runner(workers=2) as runner, runner.phase() as workers:
         yield workers
 
 

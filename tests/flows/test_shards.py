@@ -13,7 +13,7 @@ from multiprocessing.process import BaseProcess
 
 import pytest
 
-from gopat.flows.shards import AHEAD_PER_SLOT, ShardPool, check_runner, shard_executor
+from gopat.flows.shards import AHEAD_PER_SLOT, ShardPool, build_runner, check_runner
 
 SHARD_SECONDS = 120
 
@@ -40,7 +40,7 @@ def test_local_results_come_in_call_order_with_at_most_two_shards_a_worker_submi
             yield functools.partial(pow, n, 3)
 
     results = []
-    with shard_executor(workers=2) as pool:
+    with build_runner(workers=2) as runner, runner.phase() as pool:
         for result in pool.results(calls()):
             read += 1
             results.append(result)
@@ -78,7 +78,7 @@ def test_a_build_that_fails_terminates_its_local_workers_at_once_instead_of_wait
 def _interrupt_a_running_shard(workers: list[BaseProcess]) -> None:
     """Raise KeyboardInterrupt, as the signal handlers of a cancelled build do (flows/cancel.py), while a local
     worker runs a long shard; `workers` gets the pool's processes."""
-    with shard_executor(workers=1) as pool:
+    with build_runner(workers=1) as runner, runner.phase() as pool:
         future = pool.executor.submit(time.sleep, SHARD_SECONDS)
         deadline = time.monotonic() + 60
         while not future.running() and time.monotonic() < deadline:

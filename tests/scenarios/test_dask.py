@@ -21,7 +21,7 @@ from distributed import Client
 
 from gopat.effects.shard_work import extract_shard
 from gopat.effects.warehouse.layout import Layout, Manifest, current_version, manifest_tables, read_manifest
-from gopat.flows.shards import CONNECT_SECONDS, shard_executor
+from gopat.flows.shards import CONNECT_SECONDS, build_runner
 from gopat.transforms.games.archives import Limits, MemberReject, iter_members
 from gopat.transforms.games.records import ingest_members
 from tests.scenarios.builds import GOPAT, parquet_checksums
@@ -171,7 +171,7 @@ def test_one_process_and_two_dask_workers_publish_identical_tables(releases: dic
             if name.endswith(".parquet")} == local.checksums
     parts = [name for name in local.checksums if name.startswith("pattern_stats/")]
     assert len(parts) == 2 * len(FAMILIES)  # one a family and symmetry at this size
-    with shard_executor(workers=1, runner=cluster) as pool:
+    with build_runner(workers=1, runner=cluster) as runner, runner.phase() as pool:
         assert pool.slots == WORKERS  # the cluster's threads, not the local worker count
     with Client(cluster) as client:
         executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
@@ -191,7 +191,7 @@ def test_temporary_local_dask_cluster_gives_the_same_shard_rows_as_a_direct_call
     halves = [games[:15], games[15:]]
     options = [{"game_ids": [f"game {i}" for i in range(len(half))], "event_families": ("d12",)} for half in halves]
     expected = [extract_shard(half, FAMILIES, **option) for half, option in zip(halves, options, strict=True)]
-    with shard_executor(workers=2, runner="dask") as pool:
+    with build_runner(workers=2, runner="dask") as runner, runner.phase() as pool:
         results = list(pool.results(functools.partial(extract_shard, half, FAMILIES, **option)
                                     for half, option in zip(halves, options, strict=True)))
     assert pool.slots == 2 and results == expected
