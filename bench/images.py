@@ -31,9 +31,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import gzip
 import hashlib
 import io
+import multiprocessing
+import os
 import sys
 import tarfile
 import tempfile
@@ -58,7 +61,9 @@ MOVE_PROPERTIES = ("B", "W")
 POINT_LISTS = ("AB", "AW", "AE", "TR", "SQ", "CR", "MA", "SL", "TB", "TW", "DD", "VW")
 POINT_PAIRS = ("AR", "LN")  # point:point
 LABELS = ("LB",)  # point:text
+POINT_VALUED = frozenset((*MOVE_PROPERTIES, *POINT_LISTS, *POINT_PAIRS, *LABELS))
 PROGRESS_EVERY = 5000
+CHUNK = 64  # games per task of a worker process
 
 
 def transform(row: int, col: int, size: int, t: int) -> tuple[int, int]:
@@ -68,54 +73,48 @@ def transform(row: int, col: int, size: int, t: int) -> tuple[int, int]:
             (row, m - col), (m - row, col), (col, row), (m - col, m - row))[t]
 
 
-def _point(value: bytes, size: int) -> tuple[int, int] | None:
-    """(row, col) of an SGF point value on the board, else None (a pass, off the board or malformed)."""
-    text = value.strip()
-    if len(text) != 2 or not all(97 <= letter < 97 + size for letter in text):
-        return None
-    return text[1] - 97, text[0] - 97
+@functools.cache
+def point_maps(size: int) -> tuple[dict[bytes, bytes], ...]:
+    """For each symmetry t, every SGF point of a size x size board to its image."""
+    points = [(row, col) for row in range(size) for col in range(size)]
+    return tuple({bytes((97 + col, 97 + row)): bytes((97 + image[1], 97 + image[0]))
+                  for row, col in points for image in [transform(row, col, size, t)]} for t in range(IMAGES))
 
 
-def _image_point(value: bytes, size: int, t: int) -> bytes:
-    """A point value under symmetry t; any other value as it is."""
-    point = _point(value, size)
-    if point is None:
-        return value
-    row, col = transform(*point, size, t)
-    return bytes((97 + col, 97 + row))
+def _image_value(name: str, value: bytes, points: dict[bytes, bytes]) -> bytes:
+    """One value of a point-valued property under the symmetry of `points` (a rectangle or a pair by both points;
+    passes, off-board and malformed values as they are)."""
+    if name not in MOVE_PROPERTIES:
+        first, colon, rest = value.partition(b":")
+        if colon:
+            image = points.get(first.strip(), first) + b":"
+            return image + (rest if name in LABELS else points.get(rest.strip(), rest))
+    return points.get(value.strip(), value)
 
 
-def _image_value(name: str, value: bytes, size: int, t: int) -> bytes:
-    """One value of a point-valued property under symmetry t (a rectangle or a pair by both points)."""
-    if name in MOVE_PROPERTIES:
-        return _image_point(value, size, t)
-    first, colon, rest = value.partition(b":")
-    if not colon:
-        return _image_point(value, size, t)
-    if name in LABELS:
-        return _image_point(first, size, t) + b":" + rest
-    return _image_point(first, size, t) + b":" + _image_point(rest, size, t)
-
-
-def image_node(node: dict[str, list[bytes]], size: int, t: int) -> dict[str, list[bytes]]:
-    """A coarse node with every point-valued property under symmetry t."""
-    return {name: [_image_value(name, value, size, t) for value in values]
-            if name in (*MOVE_PROPERTIES, *POINT_LISTS, *POINT_PAIRS, *LABELS) else values
+def image_node(node: dict[str, list[bytes]], points: dict[bytes, bytes]) -> dict[str, list[bytes]]:
+    """A coarse node with every point-valued property under the symmetry of `points`."""
+    return {name: [_image_value(name, value, points) for value in values] if name in POINT_VALUED else values
             for name, values in node.items()}
 
 
+def _order(item: tuple[str, list[bytes]]) -> tuple[bool, str]:
+    return item[0] != "FF", item[0]
+
+
 def serialise(nodes: list[dict[str, list[bytes]]]) -> bytes:
-    """One SGF game tree of the main-line `nodes`."""
-    tree = sgf_grammar.Coarse_game_tree()
-    tree.sequence = nodes
-    tree.children = []
-    data: bytes = sgf_grammar.serialise_game_tree(tree, wrap=None)
-    return data
+    """One SGF game tree of the main-line `nodes`, as sgfmill's serialise_game_tree writes it unwrapped (FF first,
+    then the properties by name)."""
+    return b"(" + b"".join(
+        b";" + b"".join(name.encode("ascii") + b"".join(b"[" + value + b"]" for value in values)
+                        for name, values in sorted(node.items(), key=_order))
+        for node in nodes) + b")\n"
 
 
 def image_sgf(nodes: list[dict[str, list[bytes]]], size: int, t: int) -> bytes:
     """One SGF game tree: the main-line `nodes` under symmetry t."""
-    return serialise([image_node(node, size, t) for node in nodes])
+    points = point_maps(size)[t]
+    return serialise([image_node(node, points) for node in nodes])
 
 
 def image_record(record: GameRecord, t: int) -> GameRecord:
@@ -151,21 +150,48 @@ class Tally:
         "symmetric": 0, "image_of_a_kept_game": 0, "reads_back_differently": 0})
 
 
-def left_out(record: GameRecord, sequence: str, claimed: set[str]) -> str:
-    """Why the game of `record` (`sequence`: its release's sequence_sha1) is left out, '' when it is kept; the
-    sequence_sha1 of a kept game's images, when the build compares them, join `claimed`."""
+def image_hashes(record: GameRecord) -> tuple[list[str], int]:
+    """The sequence_sha1 the build gives each of the 8 images of `record`'s game (t = 0..7), and its move_count."""
     rows = [game_row(image_record(record, t), game_id="")[0] for t in range(IMAGES)]
-    hashes = {row["sequence_sha1"] for row in rows}
-    if rows[0]["sequence_sha1"] != sequence:
+    return [str(row["sequence_sha1"]) for row in rows], int(rows[0]["move_count"])
+
+
+def left_out(record: GameRecord, sequence: str, claimed: set[str], *,
+             hashes: tuple[list[str], int] | None = None) -> str:
+    """Why the game of `record` (`sequence`: its release's sequence_sha1) is left out, '' when it is kept; the
+    sequence_sha1 of a kept game's images (`hashes`, computed when not given), when the build compares them,
+    join `claimed`."""
+    hashes, move_count = image_hashes(record) if hashes is None else hashes
+    if hashes[0] != sequence:
         return "reads_back_differently"
-    if rows[0]["move_count"] < COMPARED_MOVES:
+    if move_count < COMPARED_MOVES:
         return ""
-    if len(hashes) < IMAGES:
+    if len(set(hashes)) < IMAGES:
         return "symmetric"
-    if hashes & claimed:
+    if claimed.intersection(hashes):
         return "image_of_a_kept_game"
-    claimed |= hashes
+    claimed.update(hashes)
     return ""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Imaged:
+    """One kept game read back as the build reads it: its record, its main line as SGF, its images' SGF and
+    sequence_sha1 (t = 0..7) and its move_count."""
+
+    record: GameRecord
+    identity: bytes
+    images: list[bytes]
+    hashes: tuple[list[str], int]
+
+
+def imaged(item: tuple[bytes, int]) -> Imaged:
+    """The game tree `item` = (member bytes, tree index) imaged (run in the worker processes)."""
+    nodes = main_line(*item)
+    identity = serialise(nodes)
+    record = parse_collection(identity)[0][0]
+    images = [image_sgf(nodes, record.board_size, t) for t in range(IMAGES)]
+    return Imaged(record, identity, images, image_hashes(record))
 
 
 def _sha256(path: Path) -> str:
@@ -225,23 +251,29 @@ def generate(warehouse: Path, out: Path, *, archives: list[Path] | None = None) 
     claimed: set[str] = set()  # the sequence_sha1 of every image of the games written
     tally = Tally()
     out.mkdir(parents=True, exist_ok=True)
-    with _open_tar(out / "base.tar.gz") as base, _open_tar(out / "images.tar.gz") as images:
-        seen = 0
-        for member, trees in _kept_members(_archives(sources, archives or []), games):
-            for tree_index, sequence in sorted(trees.items()):
-                seen += 1
-                if seen % PROGRESS_EVERY == 0:
-                    print(f"images: {seen:,} of {total:,} games read, {tally.written:,} written", file=sys.stderr)
-                nodes = main_line(member.data, tree_index)
-                identity = serialise(nodes)
-                record = parse_collection(identity)[0][0]
-                if reason := left_out(record, sequence, claimed):
-                    tally.left_out[reason] += 1
-                    continue
-                _write(base, f"{tally.written:06d}.sgf", identity)
-                for t in range(IMAGES):
-                    _write(images, f"{tally.written:06d}-{t}.sgf", image_sgf(nodes, record.board_size, t))
-                tally.written += 1
+    kept = ((member.data, tree_index, sequence) for member, trees in
+            _kept_members(_archives(sources, archives or []), games) for tree_index, sequence in sorted(trees.items()))
+    seen = 0
+    with (_open_tar(out / "base.tar.gz") as base, _open_tar(out / "images.tar.gz") as images,
+          multiprocessing.get_context("spawn").Pool(os.cpu_count()) as pool):
+        sequences: list[str] = []
+
+        def items() -> Iterator[tuple[bytes, int]]:
+            for data, tree_index, sequence in kept:
+                sequences.append(sequence)
+                yield data, tree_index
+
+        for game in pool.imap(imaged, items(), chunksize=CHUNK):
+            seen += 1
+            if seen % PROGRESS_EVERY == 0:
+                print(f"images: {seen:,} of {total:,} games read, {tally.written:,} written", file=sys.stderr)
+            if reason := left_out(game.record, sequences[seen - 1], claimed, hashes=game.hashes):
+                tally.left_out[reason] += 1
+                continue
+            _write(base, f"{tally.written:06d}.sgf", game.identity)
+            for t, image in enumerate(game.images):
+                _write(images, f"{tally.written:06d}-{t}.sgf", image)
+            tally.written += 1
     if seen < total:
         raise ValueError(f"{total - seen:,} of the release's {total:,} games are not in its source archives")
     return tally

@@ -17,6 +17,7 @@ only. Exits 1 when the median B/A exceeds --max-ratio.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import os
@@ -91,23 +92,24 @@ def tree_rss(root: int) -> tuple[int, int]:
     return sum(rss.get(pid, 0) for pid in tree), rss.get(root, 0)
 
 
-def build(sources: list[Path], *, warehouse: Path | None = None) -> tuple[float, int, dict]:
-    """`gopat build` of `sources` into `warehouse` (None: a fresh one); (seconds, peak tree RSS bytes, manifest).
+@dataclasses.dataclass(frozen=True)
+class Watched:
+    """A finished command: wall and CPU seconds (its process tree), peak resident bytes (tree; its own process)."""
 
-    The manifest gains `tree_cpu`: the CPU seconds (user + sys) of the build's process tree, every
-    process it started included (each is waited for, so its rusage reaches ours), and `parent_peak`: the
-    peak resident bytes of the build's own process (the flow's), without its workers."""
-    if warehouse is None:
-        with tempfile.TemporaryDirectory(prefix="gopat-bench-") as fresh:
-            return build(sources, warehouse=Path(fresh))
+    seconds: float
+    cpu: float
+    peak: int
+    parent_peak: int
+    returncode: int
+    output: str
+
+
+def watch(command: list[str], *, env: dict[str, str] | None = None) -> Watched:
+    """Run `command` to its end, sampling its process tree's resident memory every 0.2 s.
+
+    CPU seconds count every process it started (each is waited for, so its rusage reaches ours)."""
     start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
-    process = subprocess.Popen(
-        [str(REPO / ".venv" / "bin" / "gopat"), "build", *(arg for s in sources for arg in ("--source", str(s))),
-         "--warehouse", str(warehouse)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        # the profile's publish time is a log line of the flow: the console shows INFO lines whatever the caller set
-        env={**os.environ, "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "INFO"},
-    )
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     peak = parent = 0
     done = threading.Event()
 
@@ -121,30 +123,55 @@ def build(sources: list[Path], *, warehouse: Path | None = None) -> tuple[float,
     sampler.start()
     output, _ = process.communicate()
     seconds, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     done.set()
     sampler.join()
-    if process.returncode != 0:
-        sys.exit(f"gopat build failed:\n{output[-4000:]}")
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return Watched(seconds, cpu, peak, parent, process.returncode, output)
+
+
+def build(sources: list[Path], *, warehouse: Path | None = None, options: tuple[str, ...] = ()
+          ) -> tuple[float, int, dict]:
+    """`gopat build` of `sources` into `warehouse` (None: a fresh one) with more `options`; (seconds, peak tree RSS
+    bytes, manifest).
+
+    The manifest gains `tree_cpu`: the CPU seconds (user + sys) of the build's process tree, and `parent_peak`:
+    the peak resident bytes of the build's own process (the flow's), without its workers."""
+    if warehouse is None:
+        with tempfile.TemporaryDirectory(prefix="gopat-bench-") as fresh:
+            return build(sources, warehouse=Path(fresh), options=options)
+    run = watch(
+        [str(REPO / ".venv" / "bin" / "gopat"), "build", *(arg for s in sources for arg in ("--source", str(s))),
+         "--warehouse", str(warehouse), *options],
+        # the profile's publish time is a log line of the flow: the console shows INFO lines whatever the caller set
+        env={**os.environ, "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "INFO"},
+    )
+    if run.returncode != 0:
+        sys.exit(f"gopat build failed:\n{run.output[-4000:]}")
     current = (warehouse / "releases" / "CURRENT").read_text().strip()
     manifest = json.loads((warehouse / "releases" / current / "manifest.json").read_text())
     # the manifest is written during publish, so publish's own time comes from the flow's log
-    published = re.search(r"publish took ([\d.]+) s", output)
+    published = re.search(r"publish took ([\d.]+) s", run.output)
     timings = {**manifest.get("timings", {}), "publish": float(published[1]) if published else 0.0}
-    timings["other"] = max(0.0, seconds - sum(timings.values()))  # Prefect's start and stop, artifacts
-    return seconds, peak, {**manifest, "timings": timings, "tree_cpu": cpu, "parent_peak": parent}
+    timings["other"] = max(0.0, run.seconds - sum(timings.values()))  # Prefect's start and stop, artifacts
+    return run.seconds, run.peak, {**manifest, "timings": timings, "tree_cpu": run.cpu,
+                                   "parent_peak": run.parent_peak}
 
 
-def incremental_build(base: Path, sources: list[Path]) -> tuple[float, dict]:
-    """`gopat build` of `sources` into a hard-linked copy of the warehouse `base`; (seconds, manifest).
+def linked_copy(warehouse: Path, copy: Path) -> Path:
+    """A hard-linked copy of `warehouse` at `copy`: a build writes new files and renames, never in place; only its
+    lock file is rewritten, so it is not linked."""
+    shutil.copytree(warehouse, copy, copy_function=os.link, ignore=shutil.ignore_patterns(".build.lock"))
+    return copy
+
+
+def incremental_build(base: Path, sources: list[Path], *, options: tuple[str, ...] = ()) -> tuple[float, dict]:
+    """`gopat build` of `sources` with `options` into a hard-linked copy of the warehouse `base`; (seconds,
+    manifest).
 
     Exits when the build fell back to a full build.
     """
     with tempfile.TemporaryDirectory(prefix="gopat-bench-i-") as tmp:
-        copy = Path(tmp) / "warehouse"
-        # a build writes new files and renames, never in place; only its lock file is rewritten, so not linked
-        shutil.copytree(base, copy, copy_function=os.link, ignore=shutil.ignore_patterns(".build.lock"))
-        seconds, _, manifest = build(sources, warehouse=copy)
+        seconds, _, manifest = build(sources, warehouse=linked_copy(base, Path(tmp) / "warehouse"), options=options)
     incremental = manifest.get("incremental")
     if not isinstance(incremental, dict) or "base" not in incremental:
         sys.exit(f"the build of {', '.join(s.name for s in sources)} onto the base warehouse was not incremental "
