@@ -22,6 +22,7 @@ from gopat.transforms.search.replay import Events, replay_events
 
 INDEX_FORMAT = 1  # bump when the files below change meaning
 GAME_COLUMNS = ("game_id", "pb", "pw", "dt", "year", "winner")
+BATCH_ROWS = 1_000_000  # rows of moves or setups read at a time
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,8 @@ def load_index(warehouse: Path, release: str | None = None) -> SearchIndex:
         start = time.perf_counter()
         build_index(layout, version, path)
         built = time.perf_counter() - start
-    arrays = {f.name: np.load(path / f"{f.name}.npy") for f in fields(Events)}
+    # mapped, not read: a new process pays only for the pages its search reads (the page cache shares them)
+    arrays = {f.name: np.load(path / f"{f.name}.npy", mmap_mode="r") for f in fields(Events)}
     return SearchIndex(version=version, path=path, games=pl.read_parquet(path / "games.parquet"),
                        events=Events(**arrays), built_seconds=built)
 
@@ -67,19 +69,17 @@ def build_index(layout: Layout, version: str, path: Path) -> None:
     con, _ = connect_release(layout.root, version)
     try:
         games = con.sql(sql_text("search/games")).pl()
-        moves = con.sql(sql_text("search/moves")).fetchnumpy()
+        counts = games["move_count"].to_numpy().astype(np.int64)
+        moves = _placed(con, "search/moves", counts, table="moves", version=version)
         setups = _setups(con, version, games)
     finally:
         con.close()
-    counts = games["move_count"].to_numpy().astype(np.int64)
-    if int(counts.sum()) != len(moves["colour"]):
-        raise ValueError(f"release {version}: moves has {len(moves['colour'])} rows, games count {int(counts.sum())}")
     events = replay_events(
         games["board_size"].to_numpy().astype(np.int64),
         np.concatenate([[0], np.cumsum(games["setup_stones"].to_numpy())]).astype(np.int64),
         setups,
         np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-        np.stack([moves["colour"], moves["row"], moves["col"]], axis=1).astype(np.int64),
+        moves,
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     hidden = path.parent / f".tmp-{path.name}-{os.getpid()}"
@@ -106,8 +106,31 @@ def _setups(con: duckdb.DuckDBPyConnection, version: str, games: pl.DataFrame) -
         if expected:
             raise ValueError(f"release {version}: {expected} setup stones but no setups table (a release built before "
                              "it was published); rebuild it to search it")
-        return np.zeros((0, 3), np.int64)
-    stones = con.sql(sql_text("search/setups")).fetchnumpy()
-    if len(stones["colour"]) != expected:
-        raise ValueError(f"release {version}: setups has {len(stones['colour'])} rows, games count {expected}")
-    return np.stack([stones["colour"], stones["row"], stones["col"]], axis=1).astype(np.int64)
+        return np.zeros((0, 3), np.int16)
+    counts = games["setup_stones"].to_numpy().astype(np.int64)
+    return _placed(con, "search/setups", counts, table="setups", version=version)
+
+
+def _placed(con: duckdb.DuckDBPyConnection, query: str, counts: np.ndarray, *, table: str, version: str
+            ) -> np.ndarray:
+    """The ``(colour, row, col)`` rows of `query` in game order, then number order, `counts[g]` for game g: each row
+    is placed by its (game, number) as the batches stream in, so nothing is sorted and nothing is held twice.
+
+    Raises ValueError unless the rows fill exactly the places the counts give."""
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    stones = np.empty((int(starts[-1]), 3), np.int16)  # int16: a quarter of int64's memory
+    filled = np.zeros(len(stones), np.bool_)
+    rows = 0
+    for batch in con.sql(sql_text(query)).to_arrow_reader(BATCH_ROWS):
+        game = batch.column("game").to_numpy()
+        number = batch.column("number").to_numpy().astype(np.int64)
+        if ((number < 1) | (number > counts[game])).any():
+            raise ValueError(f"release {version}: {table} numbers a row past its game's count")
+        at = starts[game] + number - 1
+        for column, name in enumerate(("colour", "row", "col")):
+            stones[at, column] = batch.column(name).to_numpy()
+        filled[at] = True
+        rows += batch.num_rows
+    if rows != len(stones) or not filled.all():
+        raise ValueError(f"release {version}: {table} has {rows} rows, the games count {len(stones)}")
+    return stones

@@ -107,7 +107,7 @@ def replay_events(sizes: np.ndarray, setup_start: np.ndarray, setups: np.ndarray
     ev_start = np.concatenate([[0], np.cumsum(2 * (n_setup + n_moves))]).astype(np.int64)
     ever_start = np.concatenate([[0], np.cumsum(sizes.astype(np.int64) ** 2)]).astype(np.int64)
     n_pos = int(first_pos[-1])
-    pos_count = np.zeros(n_pos, dtype=np.int64)
+    pos_count = np.zeros(n_pos, dtype=np.int16)  # a move's stone and its captures: at most 1 + 360
     point = np.zeros(int(ev_start[-1]), dtype=np.int16)
     value = np.zeros(int(ev_start[-1]), dtype=np.int8)
     colour = np.zeros(n_pos, dtype=np.int8)
@@ -118,8 +118,8 @@ def replay_events(sizes: np.ndarray, setup_start: np.ndarray, setups: np.ndarray
     if status.any():
         g = int(np.flatnonzero(status)[0])
         raise ValueError(f"game {g}: move {int(status[g])} is illegal on replay")
-    bounds = np.concatenate([[0], np.cumsum(pos_count)]).astype(np.int64)
-    used = np.add.reduceat(pos_count, first_pos[:-1]) if len(sizes) else np.zeros(0, np.int64)
+    bounds = np.concatenate([[0], np.cumsum(pos_count, dtype=np.int64)])
+    used = np.add.reduceat(pos_count, first_pos[:-1], dtype=np.int64) if len(sizes) else np.zeros(0, np.int64)
     out_point = np.empty(int(bounds[-1]), dtype=np.int16)
     out_value = np.empty(int(bounds[-1]), dtype=np.int8)
     _compact(ev_start, used, point, value, out_point, out_value)
