@@ -140,7 +140,9 @@ def main() -> int:
 
     base_seconds, _, base = built("base", [archives / "base.tar.gz"], work / "base", families)
     big_seconds, big_peak, big = built("images", [head], work / "images", scaled)
-    incremental_seconds, _, _ = built("incremental", [head, new], work / "images", scaled)
+    incremental_seconds, _, added = built("incremental", [head, new], work / "images", scaled)
+    if not isinstance(added.get("incremental"), dict):
+        sys.exit(f"the build that added {new} was not incremental (manifest incremental: {added.get('incremental')!r})")
     results = imaging.check(work / "base", work / "images")
     for table, exact, detail in results:
         line("check", f"{table:14} {'exact' if exact else 'MISMATCH'}  {detail}")
