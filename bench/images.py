@@ -157,11 +157,11 @@ def image_hashes(record: GameRecord) -> tuple[list[str], int]:
 
 
 def left_out(record: GameRecord, sequence: str, claimed: set[str], *,
-             hashes: tuple[list[str], int] | None = None) -> str:
+             hashed: tuple[list[str], int] | None = None) -> str:
     """Why the game of `record` (`sequence`: its release's sequence_sha1) is left out, '' when it is kept; the
-    sequence_sha1 of a kept game's images (`hashes`, computed when not given), when the build compares them,
-    join `claimed`."""
-    hashes, move_count = image_hashes(record) if hashes is None else hashes
+    sequence_sha1 of a kept game's images (`hashed`: image_hashes(record), computed when not given), when the
+    build compares them, join `claimed`."""
+    hashes, move_count = image_hashes(record) if hashed is None else hashed
     if hashes[0] != sequence:
         return "reads_back_differently"
     if move_count < COMPARED_MOVES:
@@ -267,7 +267,7 @@ def generate(warehouse: Path, out: Path, *, archives: list[Path] | None = None) 
             seen += 1
             if seen % PROGRESS_EVERY == 0:
                 print(f"images: {seen:,} of {total:,} games read, {tally.written:,} written", file=sys.stderr)
-            if reason := left_out(game.record, sequences[seen - 1], claimed, hashes=game.hashes):
+            if reason := left_out(game.record, sequences[seen - 1], claimed, hashed=game.hashes):
                 tally.left_out[reason] += 1
                 continue
             _write(base, f"{tally.written:06d}.sgf", game.identity)
