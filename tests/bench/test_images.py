@@ -75,7 +75,9 @@ def releases(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     first = write_archive(root / "first-80.tar.gz", tiny_members(tiny_archive)[:80])
     with prefect_test_harness(server_startup_timeout=120):
         tiny = build(first, "tiny")
-        tally = images.generate(tiny, root / "archives")
+        with pytest.MonkeyPatch.context() as patch:  # its worker processes import `images` by name
+            patch.syspath_prepend(str(REPO / "bench"))
+            tally = images.generate(tiny, root / "archives")
         thresholds = images.images_min_occurrence(tiny)
         return {
             "module": images, "tally": tally, "thresholds": thresholds, "archives": root / "archives",
