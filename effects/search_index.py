@@ -8,19 +8,19 @@ import os
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 import numpy as np
 import polars as pl
 
-from gopat.effects.parquet import write_parquet
 from gopat.effects.warehouse.files import fsync_tree, remove
 from gopat.effects.warehouse.layout import Layout, code_version, current_version, read_manifest, resolve_version
-from gopat.effects.warehouse.open import connect_release
-from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.search.replay import Events, replay_events
 
-INDEX_FORMAT = 1  # bump when the files below change meaning
+if TYPE_CHECKING:
+    import duckdb
+
+INDEX_FORMAT = 2  # bump when the files below change meaning
 GAME_COLUMNS = ("game_id", "pb", "pw", "dt", "year", "winner")
 BATCH_ROWS = 1_000_000  # rows of moves or setups read at a time
 
@@ -66,6 +66,11 @@ def load_index(warehouse: Path, release: str | None = None) -> SearchIndex:
 
 def build_index(layout: Layout, version: str, path: Path) -> None:
     """Replay every game of the release into events and write them to `path` atomically (a hidden folder, renamed)."""
+    # imported here: a search that finds its index cached needs neither DuckDB nor pyarrow
+    from gopat.effects.parquet import write_parquet
+    from gopat.effects.warehouse.open import connect_release
+    from gopat.transforms.analytics.loader import sql_text
+
     con, _ = connect_release(layout.root, version)
     try:
         games = con.sql(sql_text("search/games")).pl()
@@ -117,6 +122,8 @@ def _placed(con: duckdb.DuckDBPyConnection, query: str, counts: np.ndarray, *, t
     is placed by its (game, number) as the batches stream in, so nothing is sorted and nothing is held twice.
 
     Raises ValueError unless the rows fill exactly the places the counts give."""
+    from gopat.transforms.analytics.loader import sql_text
+
     starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     stones = np.empty((int(starts[-1]), 3), np.int16)  # int16: a quarter of int64's memory
     filled = np.zeros(len(stones), np.bool_)

@@ -52,13 +52,16 @@ class Placements:
     def __len__(self) -> int:
         return int(self.variant.shape[0])
 
-    def frame_point(self, placement: int, point: int) -> tuple[int, int]:
-        """A board point inside a placement's region, as (row, col) of the diagram."""
-        v = self.variants[int(self.variant[placement])]
-        r0, c0 = self.origin[placement]
-        row, col = divmod(point, self.size)
-        source = v.source[row - r0, col - c0]
-        return int(source[0]), int(source[1])
+    def frame_points(self, placement: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Board points, each inside its placement's region, as the diagram's rows and columns."""
+        rows, cols = np.empty(len(point), np.int64), np.empty(len(point), np.int64)
+        variant = self.variant[placement]
+        row, col = np.divmod(point, self.size)
+        row, col = row - self.origin[placement, 0], col - self.origin[placement, 1]
+        for index, v in enumerate(self.variants):
+            here = variant == index
+            rows[here], cols[here] = v.source[row[here], col[here]].T
+        return rows, cols
 
 
 def variants(pattern: Pattern, *, colour_swap: bool, keep_swapped: bool = False) -> tuple[Variant, ...]:

@@ -43,24 +43,25 @@ def search(events: Events, games: np.ndarray, pattern: Pattern, *, colour_swap: 
     """The hits among `games` (indices into `events`), in the order of `games`."""
     mover = {None: 0, "B": 1, "W": 2}[to_move]
     sizes = events.size[games]
-    hits: list[Hit] = []
+    ranked: list[tuple[int, Hit]] = []  # (index in `games`, hit)
     for size in np.unique(sizes):
-        chosen = games[sizes == size]
+        rank = np.flatnonzero(sizes == size)
         table = placements(pattern, size=int(size), colour_swap=colour_swap, keep_swapped=mover != 0)
-        found = scan(events, chosen, table, to_move=mover)
-        for i in np.flatnonzero(found.position >= 0):
-            g, p, k, j = int(chosen[i]), int(found.placement[i]), int(found.position[i]), int(found.continuation[i])
-            swapped = bool(table.swapped[p])
-            continuation = None
-            if j >= 0:
-                position = int(events.first_pos[g]) + j
-                row, col = table.frame_point(p, int(events.point[events.bounds[position]]))
-                colour = int(events.colour[position])
-                drawn = 3 - colour if swapped else colour
-                continuation = Continuation(row, col, COLOURS[drawn], j == k + 1)
-            hits.append(Hit(game=g, move=k, swapped=swapped, continuation=continuation))
-    order = {int(g): i for i, g in enumerate(games)}
-    return sorted(hits, key=lambda hit: order[hit.game])
+        found = scan(events, games[rank], table, to_move=mover)
+        hit = np.flatnonzero(found.position >= 0)
+        placement, position, continued = found.placement[hit], found.position[hit], found.continuation[hit]
+        swapped = table.swapped[placement] == 1
+        rows, cols = np.full(len(hit), -1), np.full(len(hit), -1)
+        has = continued >= 0
+        rows[has], cols[has] = table.frame_points(placement[has], found.point[hit][has])
+        drawn = np.where(swapped, 3 - found.colour[hit], found.colour[hit])
+        for r, g, k, j, s, row, col, c in zip(rank[hit].tolist(), games[rank[hit]].tolist(), position.tolist(),
+                                              continued.tolist(), swapped.tolist(), rows.tolist(), cols.tolist(),
+                                              drawn.tolist(), strict=True):
+            continuation = Continuation(row, col, COLOURS[c], j == k + 1) if j >= 0 else None
+            ranked.append((r, Hit(game=g, move=k, swapped=s, continuation=continuation)))
+    ranked.sort(key=lambda item: item[0])
+    return [hit for _, hit in ranked]
 
 
 def select_games(games: pl.DataFrame, *, from_year: int | None = None, to_year: int | None = None,

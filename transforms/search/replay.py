@@ -22,13 +22,15 @@ from gopat.transforms.kernels import kernel
 class Events:
     """The events of many games; game g's positions are `first_pos[g]` .. `first_pos[g + 1] - 1`.
 
-    Position i's events are `point[bounds[i]:bounds[i + 1]]` (row * size + col) and `value[...]`;
-    `colour[i]` moved into it; `ever[ever_start[g]:ever_start[g + 1]]` is game g's board of bits.
+    Game g's events start at `event_start[g]`, position after position: position i has `count[i]`
+    of them, in `point` (row * size + col) and `value`; `colour[i]` moved into it;
+    `ever[ever_start[g]:ever_start[g + 1]]` is game g's board of bits.
     """
 
     size: np.ndarray
     first_pos: np.ndarray
-    bounds: np.ndarray
+    event_start: np.ndarray
+    count: np.ndarray
     point: np.ndarray
     value: np.ndarray
     colour: np.ndarray
@@ -118,10 +120,10 @@ def replay_events(sizes: np.ndarray, setup_start: np.ndarray, setups: np.ndarray
     if status.any():
         g = int(np.flatnonzero(status)[0])
         raise ValueError(f"game {g}: move {int(status[g])} is illegal on replay")
-    bounds = np.concatenate([[0], np.cumsum(pos_count, dtype=np.int64)])
     used = np.add.reduceat(pos_count, first_pos[:-1], dtype=np.int64) if len(sizes) else np.zeros(0, np.int64)
-    out_point = np.empty(int(bounds[-1]), dtype=np.int16)
-    out_value = np.empty(int(bounds[-1]), dtype=np.int8)
+    event_start = np.concatenate([[0], np.cumsum(used)]).astype(np.int64)
+    out_point = np.empty(int(event_start[-1]), dtype=np.int16)
+    out_value = np.empty(int(event_start[-1]), dtype=np.int8)
     _compact(ev_start, used, point, value, out_point, out_value)
-    return Events(size=sizes.astype(np.int8), first_pos=first_pos, bounds=bounds, point=out_point,
-                  value=out_value, colour=colour, ever_start=ever_start, ever=ever)
+    return Events(size=sizes.astype(np.int8), first_pos=first_pos, event_start=event_start, count=pos_count,
+                  point=out_point, value=out_value, colour=colour, ever_start=ever_start, ever=ever)

@@ -19,15 +19,19 @@ from gopat.transforms.search.placements import Placements
 from gopat.transforms.search.replay import Events
 
 BLACK, WHITE = 1, 2
+Arrays = tuple[np.ndarray, ...]  # the kernels take the fields of Events and Placements as tuples of arrays
 
 
 @dataclass(frozen=True, slots=True)
 class Hits:
-    """Per searched game: the hit position (-1: none), its placement, and the continuation's position (-1: none)."""
+    """Per searched game: the hit position (-1: none), its placement, and the continuation's position (-1: none),
+    board point and colour."""
 
     position: np.ndarray
     placement: np.ndarray
     continuation: np.ndarray
+    point: np.ndarray
+    colour: np.ndarray
 
 
 @kernel(cache=True)
@@ -63,12 +67,11 @@ def _first_zero(counts: np.ndarray, swapped: np.ndarray, eligible: np.ndarray) -
 
 
 @kernel(cache=True)
-def _scan_game(g: int, size: int, ev: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-               plc: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-               allowed: np.ndarray, to_move: int) -> tuple[int, int]:
-    """(hit position, placement) of game g, or (-1, -1)."""
-    first_pos, bounds, point, value, colour = ev
+def _scan_game(g: int, size: int, ev: Arrays, plc: Arrays, allowed: np.ndarray, to_move: int) -> tuple[int, int, int]:
+    """(hit position k, placement, index of position k + 1's first event) of game g, or (-1, -1, -1)."""
+    first_pos, event_start, count, point, value, colour = ev
     unmet, start, by_point, swapped, _ = plc
+    codes = allowed.shape[0]
     counts = unmet.copy()
     zeros = np.zeros(2, dtype=np.int64)
     for p in range(counts.shape[0]):
@@ -78,22 +81,26 @@ def _scan_game(g: int, size: int, ev: tuple[np.ndarray, np.ndarray, np.ndarray, 
     eligible = np.ones(2, dtype=np.bool_)
     first = first_pos[g]
     n_pos = first_pos[g + 1] - first
-    all_black_setup = bounds[first + 1] > bounds[first]
+    all_black_setup = count[first] > 0
+    e = event_start[g]
     for k in range(n_pos):
-        for e in range(bounds[first + k], bounds[first + k + 1]):
-            q = point[e]
-            b = value[e]
+        stop = e + count[first + k]
+        for x in range(e, stop):
+            q = point[x]
+            b = value[x]
             if k == 0 and b != BLACK:
                 all_black_setup = False
+            if start[q * codes] == start[(q + 1) * codes]:
+                continue  # no placement has a cell on q: its value never matters
             a = board[q]
             if a == b:
                 continue
             board[q] = b
-            for t in range(allowed.shape[0]):
+            for t in range(codes):
                 d = allowed[t, a] - allowed[t, b]
                 if d == 0:
                     continue
-                for j in range(start[q * allowed.shape[0] + t], start[q * allowed.shape[0] + t + 1]):
+                for j in range(start[q * codes + t], start[q * codes + t + 1]):
                     p = by_point[j]
                     old = counts[p]
                     counts[p] = old + d
@@ -101,6 +108,7 @@ def _scan_game(g: int, size: int, ev: tuple[np.ndarray, np.ndarray, np.ndarray, 
                         zeros[swapped[p]] -= 1
                     elif old + d == 0:
                         zeros[swapped[p]] += 1
+        e = stop
         if zeros[0] + zeros[1] == 0:
             continue
         if to_move != 0:
@@ -109,54 +117,52 @@ def _scan_game(g: int, size: int, ev: tuple[np.ndarray, np.ndarray, np.ndarray, 
             eligible[1] = mover == 3 - to_move
             if not ((zeros[0] > 0 and eligible[0]) or (zeros[1] > 0 and eligible[1])):
                 continue
-        return k, _first_zero(counts, swapped, eligible)
-    return -1, -1
+        return k, _first_zero(counts, swapped, eligible), e
+    return -1, -1, -1
 
 
 @kernel(cache=True)
-def _continuation(g: int, size: int, k: int, box: np.ndarray, first_pos: np.ndarray, bounds: np.ndarray,
-                  point: np.ndarray, colour: np.ndarray) -> int:
-    """The first position after k whose move (not a pass) lies inside `box` (row0, col0, row1, col1), or -1."""
+def _continuation(g: int, size: int, k: int, e: int, box: np.ndarray, first_pos: np.ndarray, count: np.ndarray,
+                  point: np.ndarray, colour: np.ndarray) -> tuple[int, int, int]:
+    """(position, point, colour) of the first move after position k (not a pass) inside `box` (row0, col0, row1,
+    col1), or (-1, -1, -1); `e` is the index of position k + 1's first event."""
     first = first_pos[g]
     for j in range(k + 1, first_pos[g + 1] - first):
         i = first + j
-        if colour[i] != 0 and bounds[i + 1] > bounds[i]:
-            r, c = divmod(point[bounds[i]], size)
+        if colour[i] != 0 and count[i] > 0:
+            r, c = divmod(point[e], size)
             if box[0] <= r <= box[2] and box[1] <= c <= box[3]:
-                return j
-    return -1
+                return j, point[e], colour[i]
+        e += count[i]
+    return -1, -1, -1
 
 
 @kernel(cache=True, parallel=True)
-def _scan(games: np.ndarray, size: int, ev: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-          ever_start: np.ndarray, ever: np.ndarray,
-          plc: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+def _scan(games: np.ndarray, size: int, ev: Arrays, ever_start: np.ndarray, ever: np.ndarray, plc: Arrays,
           stone_start: np.ndarray, stones: np.ndarray, allowed: np.ndarray, to_move: int,
           out: np.ndarray) -> None:
-    first_pos, bounds, point, _, colour = ev
+    first_pos, _, count, point, _, colour = ev
     box = plc[4]
     for i in numba.prange(games.shape[0]):
         g = games[i]
-        out[i, 0] = -1
-        out[i, 1] = -1
-        out[i, 2] = -1
+        out[i, :] = -1
         if not _may_match(ever, ever_start[g], stone_start, stones):
             continue
-        k, p = _scan_game(g, size, ev, plc, allowed, to_move)
+        k, p, e = _scan_game(g, size, ev, plc, allowed, to_move)
         if k >= 0:
             out[i, 0] = k
             out[i, 1] = p
-            out[i, 2] = _continuation(g, size, k, box[p], first_pos, bounds, point, colour)
+            out[i, 2], out[i, 3], out[i, 4] = _continuation(g, size, k, e, box[p], first_pos, count, point, colour)
 
 
 def scan(events: Events, games: np.ndarray, placements: Placements, *, to_move: int) -> Hits:
     """Search `games` (indices into `events`, all of the placements' board size); to_move 0 (any), 1 or 2."""
-    ev = (events.first_pos, events.bounds, events.point, events.value, events.colour)
+    ev = (events.first_pos, events.event_start, events.count, events.point, events.value, events.colour)
     plc = (placements.unmet, placements.start, placements.by_point, placements.swapped, placements.box)
-    out = np.empty((len(games), 3), dtype=np.int64)
+    out = np.empty((len(games), 5), dtype=np.int64)
     if len(placements):
         _scan(np.ascontiguousarray(games, dtype=np.int64), placements.size, ev, events.ever_start, events.ever,
               plc, placements.stone_start, placements.stones, ALLOWED, to_move, out)
     else:
         out[:] = -1
-    return Hits(position=out[:, 0], placement=out[:, 1], continuation=out[:, 2])
+    return Hits(position=out[:, 0], placement=out[:, 1], continuation=out[:, 2], point=out[:, 3], colour=out[:, 4])
