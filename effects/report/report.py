@@ -14,6 +14,7 @@ fragment names it (CSS ``:target``), so clicking a move is following a link. The
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,20 +33,39 @@ __all__ = ["ReportOptions", "build_report", "release_tables", "report_summary"]
 
 
 
-def release_tables(warehouse: Path, release: str | None = None) -> tuple[duckdb.DuckDBPyConnection, Manifest]:
-    """An in-memory DuckDB with one view per table of a release (effects/warehouse/open.py), and its manifest."""
-    con, version = connect_release(warehouse, release)
+def release_tables(
+    warehouse: Path, release: str | None = None, *, spill: Path | None = None
+) -> tuple[duckdb.DuckDBPyConnection, Manifest]:
+    """An in-memory DuckDB with one view per table of a release, spilling to `spill` if given
+    (effects/warehouse/open.py), and its manifest."""
+    con, version = connect_release(warehouse, release, spill=spill)
     return con, read_manifest(Layout(Path(warehouse)), version)
 
 
 def build_report(
     warehouse: Path, output: Path, *, release: str | None = None, options: ReportOptions | None = None
 ) -> list[Path]:
-    """Write the report of a release (default: the current one) into ``output``; returns the pages."""
+    """Write the report of a release (default: the current one) into ``output``; returns the pages.
+
+    The queries' DuckDB spills to a temporary folder beyond SPILL_MEMORY (docs/report.md)."""
     options = options or ReportOptions()
-    con, manifest = release_tables(warehouse, release)
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="gopat-report-") as spill:
+        con, manifest = release_tables(warehouse, release, spill=Path(spill))
+        with con:
+            nav, pages = _pages(con, manifest, options)
+    written = []
+    for name, (title, body) in pages.items():
+        path = output / name
+        path.write_text(page(title, body, name=name, nav=nav, manifest=manifest), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _pages(con: duckdb.DuckDBPyConnection, manifest: Manifest, options: ReportOptions
+           ) -> tuple[list[tuple[str, str]], dict[str, tuple[str, str]]]:
+    """The navigation (file name, label) and every page's title and body by file name."""
     families = [row[0] for row in con.execute(
         "SELECT DISTINCT family FROM pattern_stats WHERE symmetry = ? ORDER BY family", [options.symmetry]).fetchall()]
     played = event_families(con)
@@ -60,12 +80,7 @@ def build_report(
     pages["templates.html"] = ("Don't-care templates", templates_page(con, options))
     pages["fuseki.html"] = ("Fuseki", fuseki_page(con, options))
     pages["openings.html"] = ("Opening explorer", openings_page(con, options))
-    written = []
-    for name, (title, body) in pages.items():
-        path = output / name
-        path.write_text(page(title, body, name=name, nav=nav, manifest=manifest), encoding="utf-8")
-        written.append(path)
-    return written
+    return nav, pages
 
 
 def report_summary(pages: Sequence[Path]) -> str:

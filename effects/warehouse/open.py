@@ -24,12 +24,19 @@ from gopat.effects.warehouse.layout import (
 from gopat.transforms.checks import identifier
 from gopat.transforms.tables.macros import install_macros
 
+SPILL_MEMORY = "2GB"  # a reader given a spill folder keeps its DuckDB's buffers under this
 
-def connect_release(warehouse: Path, release: str | None = None) -> tuple[duckdb.DuckDBPyConnection, str]:
-    """An in-memory DuckDB with one view per table of `release` (default: the current one), and its version."""
+
+def connect_release(
+    warehouse: Path, release: str | None = None, *, spill: Path | None = None
+) -> tuple[duckdb.DuckDBPyConnection, str]:
+    """An in-memory DuckDB with one view per table of `release` (default: the current one), and its version.
+
+    With `spill`, DuckDB keeps its buffers under SPILL_MEMORY and writes what does not fit to that folder, so a
+    query's memory does not grow with the release."""
     layout = Layout(Path(warehouse))
     version = _version(layout, release)
-    con = duckdb.connect()
+    con = duckdb.connect(config={} if spill is None else {"memory_limit": SPILL_MEMORY, "temp_directory": str(spill)})
     try:
         create_views(con, layout, version, read_manifest(layout, version))  # raises when the release is not there
     except BaseException:

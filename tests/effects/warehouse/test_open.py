@@ -38,3 +38,12 @@ def test_a_table_name_must_be_an_identifier(tmp_path: Path) -> None:
 def test_no_release(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no release"):
         connect_release(tmp_path)
+
+
+def test_a_spill_folder_bounds_the_readers_memory(tmp_path: Path) -> None:
+    _release(tmp_path / "warehouse", "v1", {"games": 1})
+    settings = "SELECT current_setting('memory_limit'), current_setting('temp_directory')"
+    limited, _ = connect_release(tmp_path / "warehouse", spill=tmp_path / "spill")
+    unlimited, _ = connect_release(tmp_path / "warehouse")
+    assert limited.execute(settings).fetchone() == ("1.8 GiB", str(tmp_path / "spill"))
+    assert unlimited.execute(settings).fetchone()[0] != "1.8 GiB"
