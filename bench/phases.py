@@ -18,20 +18,11 @@ import sys
 import threading
 import time
 
-from run import REPO
+from run import REPO, tree_rss
 
 GIB = 2**30
 PHASE_END = re.compile(r"(\w+) took [\d.]+ s")
 SUITE_END = re.compile(r"expectations (\w+)\b.*passed")
-
-
-def rss(pid: int) -> int | None:
-    """The resident bytes of process `pid`, or None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS"))
-    except (OSError, StopIteration):
-        return None
 
 
 def main() -> int:
@@ -48,8 +39,7 @@ def main() -> int:
 
     def sample() -> None:
         while not done.wait(0.25):
-            if (resident := rss(process.pid)) is not None:
-                samples.append((time.monotonic(), resident))
+            samples.append((time.monotonic(), tree_rss(process.pid)[1]))
 
     threading.Thread(target=sample, daemon=True).start()
     ends = [(time.monotonic(), "start")]
