@@ -25,9 +25,12 @@ from gopat.flows import cancel
 child = subprocess.Popen(["sh", "-c", "sleep 300 & wait"])
 with cancel.watch(describe=lambda: "stuck on purpose", raise_cancelled=True, quiet=True):
     with cancel.cleanup(lambda: Path(sys.argv[1]).write_text("cleaned")):
-        print(child.pid, flush=True)  # the handlers are in place: the test signals from now on
+        said = False
         while True:
-            try:
+            try:  # the pid is printed inside the try: a signal right after it is caught too
+                if not said:
+                    said = True
+                    print(child.pid, flush=True)  # the handlers are in place: the test signals from now on
                 time.sleep(60)
             except cancel.Cancelled:
                 print("cancelled, going on", flush=True)
