@@ -128,6 +128,7 @@ def _placed(con: duckdb.DuckDBPyConnection, query: str, counts: np.ndarray, *, t
     stones = np.empty((int(starts[-1]), 3), np.int16)  # int16: a quarter of int64's memory
     filled = np.zeros(len(stones), np.bool_)
     rows = 0
+    con.execute(sql_text("search/game_ranks"))
     for batch in con.sql(sql_text(query)).to_arrow_reader(BATCH_ROWS):
         game = batch.column("game").to_numpy()
         number = batch.column("number").to_numpy().astype(np.int64)
