@@ -226,6 +226,12 @@ def count_invariants(
     ]
 
 
+def not_null_rules(columns: Sequence[str], *, shown: str) -> dict[str, tuple[str, str]]:
+    """The `count_invariants` checks "`column` is not NULL" of each of `columns`, named `<column>_not_null`; a failure
+    shows the columns `shown` and the column."""
+    return {f"{column}_not_null": (f"{shown}, {column}", f"{column} IS NULL") for column in columns}
+
+
 def table_names(con: duckdb.DuckDBPyConnection) -> set[str]:
     """The tables and views in the connection's default schema."""
     rows = con.execute(

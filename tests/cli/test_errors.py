@@ -80,7 +80,7 @@ def test_a_failed_suite_on_a_side_thread_is_one_error_without_native_noise(tmp_p
                           check=False)
     assert done.returncode == 1, done.stderr[-3000:]
     assert "gopat: error: expectations failed, nothing published:" in done.stderr
-    assert "games: expect_column_values_to_be_between(board_size)" in done.stderr
+    assert "games: board_size_between_2_and_25" in done.stderr
     for noise in ("Traceback", "nanobind", "leaked"):
         assert noise not in done.stderr, f"{noise}:\n{done.stderr[-3000:]}"
 

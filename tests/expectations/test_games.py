@@ -24,17 +24,17 @@ def test_valid_games_pass(warehouse: duckdb.DuckDBPyConnection, manifest: dict) 
     assert result.success, result.failures()
     names = [outcome.expectation for outcome in result.outcomes]
     for required in (
-        "expect_column_values_to_be_unique(game_id)",
-        "expect_column_values_to_not_be_null(game_id)",
-        "expect_column_values_to_be_between(board_size)",
-        "expect_column_values_to_be_between(move_count)",
-        "expect_column_values_to_be_in_set(winner)",
-        "expect_column_values_to_be_between(year)",
+        "game_id_unique",
+        "game_id_not_null",
+        "board_size_between_2_and_25",
+        "move_count_at_least_0",
+        "winner_is_b_w_or_d",
+        "year_between_1000_and_2999",
         "sequence_sha1_unique_with_20_moves",
         "ingest_files_in_equals_ingested_plus_rejected",
         "ingest_trees_in_equals_games_duplicates_rejected",
         "member_raw_only_for_guessed_names",
-        "expect_column_values_to_match_regex(member_raw)",
+        "member_raw_is_hex_bytes",
         "games_rows_equal_manifest_games",
         "games_schema_matches_contract",
     ):
@@ -48,24 +48,24 @@ def test_valid_games_pass(warehouse: duckdb.DuckDBPyConnection, manifest: dict) 
     [
         (
             f"UPDATE games SET game_id = '{game_id('pro/a.sgf')}' WHERE member = 'pro/c.sgf'",
-            {"expect_column_values_to_be_unique(game_id)", "game_id_is_sha256_prefix_member_tree"},
+            {"game_id_unique", "game_id_is_sha256_prefix_member_tree"},
         ),
         (
             "UPDATE games SET game_id = NULL WHERE member = 'pro/a.sgf'",
-            {"expect_column_values_to_not_be_null(game_id)", "game_id_is_sha256_prefix_member_tree"},
+            {"game_id_not_null", "game_id_is_sha256_prefix_member_tree"},
         ),
-        ("UPDATE games SET board_size = 26 WHERE tree_index = 1", {"expect_column_values_to_be_between(board_size)"}),
-        ("UPDATE games SET board_size = 1 WHERE tree_index = 1", {"expect_column_values_to_be_between(board_size)"}),
-        ("UPDATE games SET move_count = -1 WHERE tree_index = 1", {"expect_column_values_to_be_between(move_count)"}),
-        ("UPDATE games SET winner = 'X' WHERE member = 'pro/a.sgf'", {"expect_column_values_to_be_in_set(winner)"}),
-        ("UPDATE games SET winner = 'b' WHERE member = 'pro/a.sgf'", {"expect_column_values_to_be_in_set(winner)"}),
-        ("UPDATE games SET year = 999 WHERE member = 'pro/a.sgf'", {"expect_column_values_to_be_between(year)"}),
-        ("UPDATE games SET year = 3000 WHERE member = 'pro/a.sgf'", {"expect_column_values_to_be_between(year)"}),
-        ("UPDATE games SET handicap = NULL WHERE tree_index = 1", {"expect_column_values_to_not_be_null(handicap)"}),
+        ("UPDATE games SET board_size = 26 WHERE tree_index = 1", {"board_size_between_2_and_25"}),
+        ("UPDATE games SET board_size = 1 WHERE tree_index = 1", {"board_size_between_2_and_25"}),
+        ("UPDATE games SET move_count = -1 WHERE tree_index = 1", {"move_count_at_least_0"}),
+        ("UPDATE games SET winner = 'X' WHERE member = 'pro/a.sgf'", {"winner_is_b_w_or_d"}),
+        ("UPDATE games SET winner = 'b' WHERE member = 'pro/a.sgf'", {"winner_is_b_w_or_d"}),
+        ("UPDATE games SET year = 999 WHERE member = 'pro/a.sgf'", {"year_between_1000_and_2999"}),
+        ("UPDATE games SET year = 3000 WHERE member = 'pro/a.sgf'", {"year_between_1000_and_2999"}),
+        ("UPDATE games SET handicap = NULL WHERE tree_index = 1", {"handicap_not_null"}),
         (
             "UPDATE games SET source_sha256 = upper(source_sha256), "
             "game_id = upper(left(game_id, 12)) || substr(game_id, 13)",
-            {"expect_column_values_to_match_regex(source_sha256)", "expect_column_values_to_match_regex(game_id)"},
+            {"source_sha256_is_64_hex_digits", "game_id_starts_with_12_hex_digits"},
         ),
         (
             "UPDATE games SET game_id = game_id || '#0' WHERE member = 'pro/a.sgf'",
@@ -79,14 +79,14 @@ def test_valid_games_pass(warehouse: duckdb.DuckDBPyConnection, manifest: dict) 
         ),
         (
             "UPDATE games SET sequence_sha1 = 'not-a-sha1' WHERE member = 'pro/a.sgf'",
-            {"expect_column_values_to_match_regex(sequence_sha1)"},
+            {"sequence_sha1_is_40_hex_digits"},
         ),
         ("DELETE FROM games WHERE tree_index = 1", {"games_rows_equal_manifest_games"}),
         (
             # a raw name that is not lower-case hex, and a guessed name without its raw bytes
             "UPDATE games SET member_raw = upper(member_raw) WHERE member_raw IS NOT NULL;"
             "UPDATE games SET member_name_guessed = true WHERE member = 'pro/a.sgf'",
-            {"expect_column_values_to_match_regex(member_raw)", "member_raw_only_for_guessed_names"},
+            {"member_raw_is_hex_bytes", "member_raw_only_for_guessed_names"},
         ),
     ],
 )

@@ -26,10 +26,10 @@ def test_valid_rejects_pass(warehouse: duckdb.DuckDBPyConnection, manifest: dict
         "file_rows_equal_files_rejected",
         "rejected_tree_is_in_a_member",
         "member_raw_only_for_guessed_names",
-        "expect_column_values_to_be_between(tree_index)",
-        "expect_column_values_to_not_be_null(reason)",
-        "expect_column_values_to_not_be_null(message)",
-        "expect_column_values_to_match_regex(reason)",
+        "tree_index_at_least_0",
+        "reason_not_null",
+        "message_not_null",
+        "reason_is_snake_case",
     } <= names
 
 
@@ -47,15 +47,15 @@ def test_snake_case_reasons_pass(warehouse: duckdb.DuckDBPyConnection, manifest:
 )
 def test_other_reasons_fail(warehouse: duckdb.DuckDBPyConnection, manifest: dict, reason: str) -> None:
     warehouse.execute("UPDATE rejects SET reason = ? WHERE member = 'pro/bad.sgf'", [reason])
-    assert failing(warehouse, manifest) == {"expect_column_values_to_match_regex(reason)"}
+    assert failing(warehouse, manifest) == {"reason_is_snake_case"}
 
 
 @pytest.mark.parametrize(
     ("fault", "expected"),
     [
-        ("UPDATE rejects SET reason = NULL WHERE member = ''", {"expect_column_values_to_not_be_null(reason)"}),
-        ("UPDATE rejects SET message = NULL WHERE member = ''", {"expect_column_values_to_not_be_null(message)"}),
-        ("UPDATE rejects SET member = NULL WHERE member = ''", {"expect_column_values_to_not_be_null(member)",
+        ("UPDATE rejects SET reason = NULL WHERE member = ''", {"reason_not_null"}),
+        ("UPDATE rejects SET message = NULL WHERE member = ''", {"message_not_null"}),
+        ("UPDATE rejects SET member = NULL WHERE member = ''", {"member_not_null",
                                                               "unfetched_source_is_whole_source_reject"}),
         (
             "UPDATE rejects SET source_sha256 = NULL",
@@ -63,7 +63,7 @@ def test_other_reasons_fail(warehouse: duckdb.DuckDBPyConnection, manifest: dict
         ),
         (
             "UPDATE rejects SET source_sha256 = 'abc' WHERE member <> ''",
-            {"expect_column_values_to_match_regex(source_sha256)"},
+            {"source_sha256_is_64_hex_digits"},
         ),
         (
             "DELETE FROM rejects WHERE member = ''",
@@ -82,7 +82,7 @@ def test_other_reasons_fail(warehouse: duckdb.DuckDBPyConnection, manifest: dict
             {
                 "file_rows_equal_files_rejected",
                 "rejected_tree_is_in_a_member",
-                "expect_column_values_to_be_between(tree_index)",
+                "tree_index_at_least_0",
             },
         ),
         (
@@ -103,7 +103,7 @@ def test_count_must_match_manifest(warehouse: duckdb.DuckDBPyConnection, manifes
     result = rejects.validate(warehouse, manifest=manifest)
     (failure,) = result.failures()
     assert failure.expectation == "rejects_rows_equal_files_plus_trees_rejected"
-    assert failure.details == "observed 3, expected 4"
+    assert failure.details == "violations=1: 3 rows, files_rejected=2, trees_rejected=2"
 
 
 def test_manifest_without_ingest_facts_raises(warehouse: duckdb.DuckDBPyConnection) -> None:

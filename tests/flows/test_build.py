@@ -551,7 +551,7 @@ def test_broken_table_fails_its_expectation_and_keep_prunes_old_releases(
     assert main(build) == 1
     error = capsys.readouterr().err
     assert "gopat: error: expectations failed, nothing published" in error
-    assert "games: expect_column_values_to_be_between(board_size)" in error
+    assert "games: board_size_between_2_and_25" in error
     assert versions(layout) == [first] and current_version(layout) == first
     assert sha256(layout.catalog) == catalog_before
     assert sorted(p.name for p in layout.releases.iterdir()) == [first, "CURRENT"]

@@ -2,6 +2,12 @@
 -- $files_ingested is the manifest's ingest.files_ingested; $min_moves the shortest game whose sequence
 -- hash must be unique.
 
+-- check: game_id_unique
+SELECT game_id, count(*) AS copies FROM games
+WHERE game_id IS NOT NULL
+GROUP BY game_id
+HAVING count(*) > 1;
+
 -- check: game_id_is_sha256_prefix_member_tree
 SELECT game_id FROM games
 WHERE game_id IS DISTINCT FROM left(source_sha256, 12) || ':' || member
