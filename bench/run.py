@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gzip
 import io
 import json
 import os
@@ -181,8 +182,9 @@ def incremental_build(base: Path, sources: list[Path], *, options: tuple[str, ..
 
 
 def write_archive(src: tarfile.TarFile, members: list[tarfile.TarInfo], out: Path) -> Path:
-    """Copy `members` of the open archive `src` into a new .tar.gz `out`, in order."""
-    with tarfile.open(out, "w:gz") as dst:
+    """Copy `members` of the open archive `src` into a new .tar.gz `out`, in order; the same members give the same
+    bytes (the gzip header's time is 0), so builds of two runs can be compared file by file."""
+    with gzip.GzipFile(out, "wb", mtime=0) as packed, tarfile.open(fileobj=packed, mode="w") as dst:
         for member in members:
             dst.addfile(member, io.BytesIO(src.extractfile(member).read()))
     return out
