@@ -104,8 +104,11 @@ def dask_cluster(workers: int, folder: Path) -> Iterator[tuple[str | None, list[
         start("scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", "127.0.0.1:0",
               "--scheduler-file", str(file))
         deadline = time.monotonic() + READY_SECONDS
-        while not file.is_file() and time.monotonic() < deadline:
+        while not file.is_file() and processes[0].poll() is None and time.monotonic() < deadline:
             time.sleep(0.5)
+        if not file.is_file():
+            sys.exit(f"dask scheduler: no address within {READY_SECONDS} s; its log ends:\n"
+                     f"{(folder / 'scheduler.log').read_text()[-2000:]}")
         address = json.loads(file.read_text())["address"]
         for i in range(workers):
             start(f"worker-{i}", "worker", address, "--nthreads", "1", "--name", f"worker-{i}", "--host", "127.0.0.1",
