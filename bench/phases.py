@@ -13,11 +13,13 @@ counts the cluster's processes too.
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import itertools
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -67,7 +69,9 @@ def phases(build: list[str], cluster: list[subprocess.Popen[str]]) -> int:
 
     threading.Thread(target=sample, daemon=True).start()
     ends = [(start, "start")]
+    tail: collections.deque[str] = collections.deque(maxlen=20)  # the build's last lines, shown if it fails
     for text in process.stdout:
+        tail.append(text)
         if phase := PHASE_END.search(text):
             ends.append((time.monotonic(), phase[1]))
         elif suite := SUITE_END.search(text):
@@ -81,6 +85,8 @@ def phases(build: list[str], cluster: list[subprocess.Popen[str]]) -> int:
     what = "its process tree and the cluster" if cluster else "its process tree"
     print(f"build exit {code}: {ends[-1][0] - start:.1f} s, the flow's peak "
           f"{max((r for _, r in samples), default=0) / GIB:.2f} GiB, {what} {tree_peak / GIB:.2f} GiB")
+    if code:
+        print("the build's last lines:\n" + "".join(tail), end="")
     return code
 
 
@@ -120,7 +126,7 @@ def dask_cluster(workers: int, folder: Path) -> Iterator[tuple[str | None, list[
     finally:
         for process in reversed(processes):
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, 15)
+                os.killpg(process.pid, signal.SIGTERM)
             process.wait()
 
 
