@@ -1,19 +1,15 @@
 """Parquet files written from Arrow: one atomic writer for every file the build writes outside DuckDB, and the
 release's layouts for patterns: pattern_stats' schema and options (its part files are written by
-effects/pattern_parts.py), and the move_patterns file, written and merged in row groups that depend on the rows only."""
+effects/pattern_parts.py), and a build's move_patterns file, written in row groups that depend on the rows only."""
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import os
 from collections.abc import Hashable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from gopat.transforms.patterns.canonical import EVENTS_SCHEMA
@@ -52,8 +48,7 @@ def write_move_patterns(out: Path, families: Iterable[tuple[str, pa.Table]]) -> 
     move_number); returns `out`.
 
     Row groups end every ROW_GROUP_ROWS rows and where the family changes, whatever the sizes of the
-    pieces (_RowGroups), so the same rows give the same bytes (full and incremental builds, any
-    number of workers).
+    pieces (_RowGroups), so the same rows give the same bytes (any number of workers).
     """
     return write_parquet(out, _row_groups(families), schema=EVENTS_SCHEMA)
 
@@ -64,67 +59,6 @@ def _row_groups(families: Iterable[tuple[str, pa.Table]]) -> Iterator[pa.Table]:
     for family, rows in families:
         yield from groups.add(family, rows.cast(EVENTS_SCHEMA))
     yield from groups.rest()
-
-
-def merge_move_patterns(previous: Path, new: Iterable[Path], family: str) -> Iterator[pa.Table]:
-    """The move_patterns rows of `family` of an incremental build, in table order (game_id, move_number): the rows
-    of the previous release's file `previous` merged with the new games' event shards `new` (EVENTS_SCHEMA's
-    columns; write_move_patterns casts them).
-
-    Both are in that order already (a previous file's row groups hold one family each, as
-    write_move_patterns writes them; shards hold consecutive games), and a game's rows are all in one
-    of them, so whole games are interleaved by game_id a row group at a time, without a sort. Python
-    orders strings as DuckDB orders the full build's games: by code point, the byte order of UTF-8.
-    """
-    with pq.ParquetFile(previous) as file:
-        groups = _row_group_sections(file, previous, columns=("family",)).get((family,), [])
-        old = (file.read_row_group(index, columns=EVENTS_SCHEMA.names) for index in groups)
-        added = (pq.read_table(shard, columns=EVENTS_SCHEMA.names, filters=[("family", "=", family)]) for shard in new)
-        runs = heapq.merge(_game_runs(old, stream=0), _game_runs(added, stream=1), key=lambda run: run.game_id)
-        for _, same in itertools.groupby(runs, key=lambda run: run.source):  # consecutive runs of a table: one slice
-            games = list(same)
-            yield games[0].table.slice(games[0].start, games[-1].end - games[0].start)
-
-
-class _GameRun(NamedTuple):
-    """The rows of one game in a table of move_patterns rows."""
-
-    game_id: str
-    source: tuple[int, int]  # (stream, table number in it)
-    table: pa.Table
-    start: int
-    end: int
-
-
-def _game_runs(tables: Iterable[pa.Table], *, stream: int) -> Iterator[_GameRun]:
-    """The runs of one game's rows in `tables` (rows in game_id order), in order."""
-    for number, table in enumerate(tables):
-        if table.num_rows == 0:
-            continue
-        ids = table["game_id"]
-        changes = pc.indices_nonzero(pc.not_equal(ids[1:], ids[:-1])).to_numpy().astype(np.int64)
-        starts = np.concatenate(([0], changes + 1))
-        ends = np.append(starts[1:], table.num_rows)
-        for game_id, start, end in zip(ids.take(starts).to_pylist(), starts.tolist(), ends.tolist(), strict=True):
-            yield _GameRun(game_id, (stream, number), table, start, end)
-
-
-def _row_group_sections(
-    file: pq.ParquetFile, path: Path, *, columns: tuple[str, ...]
-) -> dict[tuple[Any, ...], list[int]]:
-    """The row groups of each section of a file (rows of the same values of `columns`: move_patterns' families), in
-    file order, from their statistics."""
-    indices = [file.schema_arrow.get_field_index(name) for name in columns]
-    sections: dict[tuple[Any, ...], list[int]] = {}
-    for index in range(file.metadata.num_row_groups):
-        group = file.metadata.row_group(index)
-        if group.num_rows == 0:
-            continue
-        stats = [group.column(column).statistics for column in indices]
-        if any(s is None or not s.has_min_max or s.min != s.max for s in stats):
-            raise ValueError(f"{path}: row group {index} is not of one {' and '.join(columns)}")
-        sections.setdefault(tuple(s.min for s in stats), []).append(index)
-    return sections
 
 
 class _RowGroups:

@@ -108,6 +108,11 @@ class Plan:
         return self.fetched[len(self.base["sources"]):] if self.base else self.fetched
 
     @property
+    def first_new_source(self) -> int:
+        """The position of the first source this build parses among all its sources."""
+        return len(self.fetched) - len(self.new_sources)
+
+    @property
     def previous(self) -> Path | None:
         """The folder of the release this build extends."""
         return self.layout.release_dir(self.base["version"]) if self.base else None
@@ -285,7 +290,7 @@ def _build_on(
     with _timed(timings, "ingest"):
         ingest, cpu = ingest_sources(
             plan.new_sources, con, stage, runner=runner, shard_size=run.shard_size, show=run.show,
-            first_index=len(plan.fetched) - len(plan.new_sources),
+            first_index=plan.first_new_source,
         )
         new_files = ingest.files_in
         if plan.base and plan.previous:
@@ -352,7 +357,7 @@ def _tables_and_suites(
         templates = side(build_templates, plan.config)  # while move_patterns is written and the suites run
         with _timed(timings, "move_patterns"):
             move_patterns = move_patterns_file(con, stage, families=plan.config["event_families"],
-                                               previous=plan.previous)
+                                               previous=plan.previous, first_source=plan.first_new_source)
         with _timed(timings, "analytics"):
             game_analytics.result()  # its own error first (the suites then never ran)
             expectations: dict[str, Any] = game_suites.result()

@@ -1,6 +1,6 @@
 """The build's pattern tasks: extract counts and chosen events in shards, sum the counts in parts on the build's
-runner into the run of the complete counts and pattern_stats' part files, and write the events as move_patterns
-(merged with a previous release's in an incremental build)."""
+runner into the run of the complete counts and pattern_stats' part files, and write the events as this build's
+move_patterns file."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ import pyarrow.parquet as pq
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from gopat.effects.parquet import merge_move_patterns, write_move_patterns
+from gopat.effects.parquet import write_move_patterns
 from gopat.effects.pattern_parts import key_sample, part_files, sum_part, write_sample
 from gopat.effects.shard_work import StagedGames, extract_range
 from gopat.effects.warehouse.catalog import create_view
-from gopat.effects.warehouse.files import tree_bytes
+from gopat.effects.warehouse.files import link, tree_bytes
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.publish import export_table
 from gopat.flows.progress import progress
@@ -147,31 +147,38 @@ def sum_parts(
 
 @task(cache_policy=NO_CACHE)
 def move_patterns_file(
-    con: duckdb.DuckDBPyConnection, stage: Path, *, families: Sequence[str], previous: Path | None
+    con: duckdb.DuckDBPyConnection, stage: Path, *, families: Sequence[str], previous: Path | None, first_source: int
 ) -> Path:
-    """Write the release's move_patterns file from the event shards in `stage` and create its view.
+    """Write this build's move_patterns file from the event shards in `stage`, stage the table's files and create its
+    views; returns the staged folder, whose files publish links into the release.
 
-    The shards hold consecutive games in game_id order, so a full build writes them family by
-    family as they are, without a sort. An incremental build (`previous`: the release it extends)
-    interleaves each family's previous rows with the new games' by game (effects/parquet.py
-    merge_move_patterns); the new games' ids never occur in the previous release, so the result is
-    the full build's table.
+    The table is a folder of one file per build that added games, named by the position of the build's
+    first new source (docs/releases.md#move_patterns). The shards hold consecutive games in game_id
+    order, so the file is written family by family as they are, without a sort. An incremental build
+    (`previous`: the release it extends) links the previous release's files, whose sha256
+    effects/warehouse/incremental.py checked, and adds its own when it has rows. Views: move_patterns
+    (every file) and, in an incremental build, schema `added` (steps/added_rows.sql): this build's
+    games, moves and move_patterns rows, which the move_patterns suite checks.
     """
-    out = stage / "move_patterns.parquet"
+    folder = stage / "move_patterns"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
     shards = sorted((stage / "events").glob("*.parquet"))  # extract_shards writes one at least
-    if previous is None:
-        sections: Iterator[tuple[str, pa.Table]] = (
-            (family, pq.read_table(shard, filters=[("family", "=", family)]))
-            for family in sorted(families) for shard in shards
-        )
-    else:
-        sections = (
-            (family, rows)
-            for family in sorted(families)
-            for rows in merge_move_patterns(previous / "move_patterns.parquet", shards, family)
-        )
-    view(con, "move_patterns", [write_move_patterns(out, sections)], table="move_patterns")
-    return out
+    sections = (
+        (family, pq.read_table(shard, filters=[("family", "=", family)]))
+        for family in sorted(families) for shard in shards
+    )
+    added = write_move_patterns(stage / "move_patterns_added.parquet", sections)
+    if previous is not None:
+        for path in sorted((previous / "move_patterns").glob("*.parquet")):
+            link(path, folder / path.name)
+    if previous is None or pq.read_metadata(added).num_rows:
+        link(added, folder / f"{first_source:06d}.parquet")
+    view(con, "move_patterns", sorted(folder.glob("*.parquet")), table="move_patterns")
+    if previous is not None:
+        view(con, "move_patterns_added", [added], table="move_patterns")
+        con.execute(sql_text("steps/added_rows"))
+    return folder
 
 
 @contextlib.contextmanager

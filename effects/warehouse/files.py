@@ -3,6 +3,7 @@ paths in SQL."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
@@ -30,6 +31,16 @@ def remove(path: Path) -> None:
         shutil.rmtree(trash, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
+
+
+def link(source: Path, path: Path) -> None:
+    """Hard-link `source` as `path`, or copy it where `path` is on another filesystem (a mount of releases/)."""
+    try:
+        os.link(source, path)
+    except OSError as error:
+        if error.errno != errno.EXDEV:
+            raise
+        shutil.copyfile(source, path)
 
 
 def fsync_tree(folder: Path) -> None:

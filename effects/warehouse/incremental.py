@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gopat.effects.warehouse.fetch import Fetched
+from gopat.effects.warehouse.fetch import Fetched, sha256_file
 from gopat.effects.warehouse.files import tree_bytes, tree_digest
 from gopat.effects.warehouse.layout import BuildConfig, Layout, Manifest, count_runs, manifest_tables, read_manifest
 from gopat.effects.warehouse.manifest import source_entries
@@ -14,6 +14,9 @@ from gopat.effects.warehouse.manifest import source_entries
 INCREMENTAL_TABLES = (  # the tables whose files an incremental build reads
     "games", "moves", "setups", "rejects", "move_patterns", "pattern_stats", "pattern_tail",
 )
+# the tables whose files an incremental build links into its release unchanged, without checking their rows again:
+# hashed, not only sized (docs/releases.md#move_patterns)
+LINKED_TABLES = ("move_patterns",)
 
 
 def full_build_reason(
@@ -24,14 +27,15 @@ def full_build_reason(
 
     It can when it was built by the same code and config (publication thresholds aside: the build
     runs hold every count) from the first of `fetched` (same names, same sha256), and its files
-    and the runs of its complete counts ( docs/releases.md#complete-counts) are all there.
+    and the runs of its complete counts (docs/releases.md#complete-counts) are all there, the runs and
+    the files of the LINKED_TABLES with the sha256 its manifest records.
     With no new source, the build publishes the complete counts under the new thresholds without reading a
     source (the caller has ruled out the same content).
     """
     given = source_entries(fetched)
     built = manifest.get("sources", [])
     damaged = _damaged_files(layout.release_dir(current), manifest.get("files", {}))
-    reasons: dict[str, Callable[[], bool]] = {  # in order, the first that holds; the runs are hashed last
+    reasons: dict[str, Callable[[], bool]] = {  # in order, the first that holds; hashes last
         "was built by other code": lambda: manifest.get("code_version") != code,
         "has another config": lambda: _but_thresholds(manifest.get("config")) != _but_thresholds(config),
         "was not built from the first of these sources": lambda: not 0 < len(built) <= len(given) or given[
@@ -39,6 +43,8 @@ def full_build_reason(
         f"has missing or resized files: {', '.join(damaged)}": lambda: bool(damaged),
         f"has no complete counts of the sizes and sha256 its manifest records ({layout.runs})": lambda: not (
             _state_kept(layout, manifest)),
+        f"has {' or '.join(LINKED_TABLES)} files whose sha256 is not its manifest's": lambda: _changed(
+            layout.release_dir(current), manifest.get("files", {})),
     }
     return next((reason for reason, holds in reasons.items() if holds()), None)
 
@@ -52,6 +58,14 @@ def _damaged_files(folder: Path, files: Mapping[str, Any]) -> list[str]:
         name for table in INCREMENTAL_TABLES for name in tables.get(table, [f"{table} (no file)"])
         if not (path := folder / name).is_file() or path.stat().st_size != files.get(name, {}).get("bytes")
     ]
+
+
+def _changed(folder: Path, files: Mapping[str, Any]) -> bool:
+    """Whether a file of the LINKED_TABLES in release `folder` has another sha256 than `files` (its manifest's)
+    records."""
+    tables = manifest_tables(files)
+    names = [name for table in LINKED_TABLES for name in tables.get(table, [])]
+    return any(sha256_file(folder / name) != files[name].get("sha256") for name in names)
 
 
 def _but_thresholds(config: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -11,10 +11,8 @@ whenever the lock is taken) removes, also rebuilding a catalog that does not mat
 
 from __future__ import annotations
 
-import errno
 import json
 import os
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -23,7 +21,7 @@ import duckdb
 from gopat.effects.report.datadocs import write_datadocs
 from gopat.effects.warehouse.catalog import write_catalog
 from gopat.effects.warehouse.fetch import sha256_file
-from gopat.effects.warehouse.files import fsync_dir, fsync_tree, remove, tree_files
+from gopat.effects.warehouse.files import fsync_dir, fsync_tree, link, remove, tree_files
 from gopat.effects.warehouse.layout import FileEntry, Layout, Manifest, count_runs, current_version, readable, versions
 from gopat.effects.warehouse.lock import fault_point
 from gopat.effects.warehouse.verify import verify
@@ -171,14 +169,14 @@ def export_table(con: duckdb.DuckDBPyConnection, folder: Path, table: str) -> li
 
 
 def _link_staged(staged: Path, folder: Path, table: str) -> list[Path]:
-    """Hard-link (or copy, _link) a staged table into release `folder`; returns the files made there.
+    """Hard-link (or copy, files.link) a staged table into release `folder`; returns the files made there.
 
     A file becomes `<table>.parquet`; a folder is a partitioned table, whose every file becomes
     `<table>/<its path in the folder>` (docs/releases.md#release-folder).
     """
     if not staged.is_dir():
         path = folder / f"{identifier(table)}.parquet"
-        _link(staged, path)
+        link(staged, path)
         return [path]
     sources = tree_files(staged)
     if not sources:
@@ -187,19 +185,9 @@ def _link_staged(staged: Path, folder: Path, table: str) -> list[Path]:
     for source in sources:
         path = folder / identifier(table) / source.relative_to(staged)
         path.parent.mkdir(parents=True, exist_ok=True)
-        _link(source, path)
+        link(source, path)
         linked.append(path)
     return linked
-
-
-def _link(source: Path, path: Path) -> None:
-    """Hard-link `source` as `path`, or copy it where `path` is on another filesystem (a mount of releases/)."""
-    try:
-        os.link(source, path)
-    except OSError as error:
-        if error.errno != errno.EXDEV:
-            raise
-        shutil.copyfile(source, path)
 
 
 def commit(layout: Layout, *, kept: list[str], current: str | None, rollback: Path | None) -> None:

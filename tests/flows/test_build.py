@@ -388,7 +388,8 @@ def test_extended_release_has_the_tables_of_the_full_build(full: Path, extended:
     (full_folder, full_manifest), (folder, manifest) = release(full), release(extended)
     assert manifest["version"] == "0002-" + full_manifest["content_hash"]
     for table in PUBLISHED:
-        assert read_table(folder, table).equals(read_table(full_folder, table)), table
+        if table != "move_patterns":  # one file per build: the same rows, in build order
+            assert read_table(folder, table).equals(read_table(full_folder, table)), table
     for fact in ("ingest", "families", "row_counts", "sources", "config", "code_version"):
         assert manifest[fact] == full_manifest[fact], fact
     tail = pq.read_table(folder / "pattern_tail.parquet").to_pylist()
@@ -402,8 +403,13 @@ def test_extended_release_has_the_tables_of_the_full_build(full: Path, extended:
     assert files(folder / "pattern_stats") == files(full_folder / "pattern_stats")
     assert manifest["ingest"]["duplicates"] >= 1 and manifest["ingest"]["files_rejected"] >= 1
     assert full_manifest["row_counts"]["pattern_stats"] > 100_000
-    # move_patterns: the previous file merged with the new games' rows, byte for byte the full build's file
-    assert (folder / "move_patterns.parquet").read_bytes() == (full_folder / "move_patterns.parquet").read_bytes()
+    # move_patterns: the first release's file, linked, and a file of the new games' rows; the rows of the full build
+    order = [("family", "ascending"), ("game_id", "ascending"), ("move_number", "ascending")]
+    assert read_table(folder, "move_patterns").sort_by(order).equals(read_table(full_folder, "move_patterns"))
+    assert sorted(path.name for path in (folder / "move_patterns").iterdir()) == ["000000.parquet", "000001.parquet"]
+    assert [path.name for path in (full_folder / "move_patterns").iterdir()] == ["000000.parquet"]
+    [first] = (extended / "releases").glob("0001-*/move_patterns/000000.parquet")
+    assert first.stat().st_ino == (folder / "move_patterns" / "000000.parquet").stat().st_ino
     assert manifest["row_counts"]["move_patterns"] == sum(
         manifest["families"][family]["chosen_events"] for family in ("d12", "dia13", "sq3")) > 0
     assert manifest["config"]["event_families"] == ["d12", "dia13", "sq3"]
@@ -421,6 +427,12 @@ def test_extension_reads_only_the_new_archive_and_checks_the_sum(full: Path, ext
     assert suite["complete_counts_are_previous_plus_new_games"]["success"]
     assert "complete_counts_are_previous_plus_new_games" not in {
         outcome["expectation"] for outcome in release(full)[1]["expectations"]["pattern_stats"]["outcomes"]}
+    # move_patterns: the added rows against the new games' counts; every key of d12, dia13 and sq3 was checked before
+    checks = {outcome["expectation"] for outcome in manifest["expectations"]["move_patterns"]["outcomes"]}
+    full_checks = {outcome["expectation"] for outcome in release(full)[1]["expectations"]["move_patterns"]["outcomes"]}
+    assert checks - full_checks == {"added_key_counts_equal_new_games_chosen"}
+    assert full_checks - checks == {
+        "key_counts_equal_pattern_stats_chosen", "rows_of_unpublished_keys_equal_pattern_tail_chosen"}
     assert all(result["success"] for result in manifest["expectations"].values())
 
 
@@ -449,9 +461,9 @@ def test_other_thresholds_are_published_from_the_build_state_as_a_full_build_wou
     folder, fresh_folder = release(warehouse)[0], release(tmp_path / "fresh")[0]
     for table in PUBLISHED:
         assert read_table(folder, table).equals(read_table(fresh_folder, table)), table
-    assert files(folder / "pattern_stats") == files(fresh_folder / "pattern_stats")
-    for table in ("pattern_tail", "move_patterns"):
-        assert (folder / f"{table}.parquet").read_bytes() == (fresh_folder / f"{table}.parquet").read_bytes(), table
+    for table in ("pattern_stats", "move_patterns"):  # move_patterns: the previous release's file, linked
+        assert files(folder / table) == files(fresh_folder / table), table
+    assert (folder / "pattern_tail.parquet").read_bytes() == (fresh_folder / "pattern_tail.parquet").read_bytes()
     assert all(result["success"] for result in manifest["expectations"].values())
 
 

@@ -3,4 +3,4 @@
 A module of its own, without the registry's Arrow types, so that reading a manifest loads no table library.
 """
 
-FORMAT = 2  # a release whose manifest has no `format` is format 1
+FORMAT = 3  # a release whose manifest has no `format` is format 1

@@ -235,7 +235,10 @@ _TABLES = (
                 """),
         ), "effects/parquet.py", "expectations/move_patterns.py",
         ("Only the build's event families (default d12, dia13, sq3); d12 counts only moves with a usable last move "
-         "(docs/releases.md#move_patterns).",),
+         "(docs/releases.md#move_patterns).",
+         "One file per build that added games, each in (family, game_id, move_number) order: sort on `game_id` "
+         "for one order across builds."),
+        partitioned=True,
     ),
     Table(
         "fuseki", "kind x canonical opening of the first N moves", ("kind", "key"), (

@@ -18,6 +18,7 @@ from gopat.effects.warehouse.catalog import refresh_catalog
 from gopat.effects.warehouse.layout import Layout, table_files
 from gopat.effects.warehouse.open import connect_release
 from gopat.transforms.tables.columns import chosen_rates, pattern_diagrams, pattern_stones, sgf_points
+from gopat.transforms.tables.format import FORMAT
 from gopat.transforms.tables.registry import TABLES
 from tests.docs.release import tiny_release
 
@@ -25,7 +26,8 @@ GOPAT = Path(sys.executable).parent / "gopat"
 
 
 def _as_format_1(folder: Path) -> None:
-    """Rewrite release `folder` as format 1 wrote it: every column stored (computed here in Python), no `format`."""
+    """Rewrite release `folder` as format 1 wrote it: every column stored (computed here in Python), one move_patterns
+    file, no `format`."""
     for table, files in table_files(folder).items():
         for path in files:
             rows = pl.read_parquet(path)
@@ -39,6 +41,8 @@ def _as_format_1(folder: Path) -> None:
                 rows = rows.with_columns(chosen_rates(rows["chosen"], rows["occurrence"]),
                                          pattern_diagrams(rows["family"], rows["template"]))
             pq.write_table(rows.select(TABLES[table].schema.names).to_arrow(), path)
+    (folder / "move_patterns" / "000000.parquet").rename(folder / "move_patterns.parquet")  # one file up to format 2
+    (folder / "move_patterns").rmdir()
     manifest = json.loads((folder / "manifest.json").read_text())
     del manifest["format"], manifest["schema"]
     (folder / "manifest.json").write_text(json.dumps(manifest))
@@ -82,8 +86,8 @@ def test_a_release_of_a_newer_format_is_refused_in_one_line(warehouse: Layout, t
     shutil.copytree(warehouse.root, layout.root)
     current = layout.current_file.read_text().strip()
     manifest_path = layout.release_dir(current) / "manifest.json"
-    manifest_path.write_text(json.dumps({**json.loads(manifest_path.read_text()), "format": 3}))
+    manifest_path.write_text(json.dumps({**json.loads(manifest_path.read_text()), "format": FORMAT + 1}))
     done = subprocess.run([str(GOPAT), "show", "1100000002", "--family", "sq3", "--warehouse", str(layout.root)],
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
-    assert f"release {current} has format 3" in done.stderr and "upgrade gopat" in done.stderr
+    assert f"release {current} has format {FORMAT + 1}" in done.stderr and "upgrade gopat" in done.stderr

@@ -1,5 +1,5 @@
 """When a build can extend the current release: the first reason it cannot, in order, with the run folders of the
-complete counts hashed."""
+complete counts and the move_patterns files hashed."""
 
 from __future__ import annotations
 
@@ -24,8 +24,9 @@ FETCHED = [Fetched("first.tar.gz", Path("raw/a.tar.gz"), "a" * 64), Fetched("sec
 
 
 PARTS = ("d12/08/0000.parquet", "sq5/08/0000.parquet", "sq5/08/0001.parquet")  # docs/releases.md#release-folder
-FILES = [f"{table}.parquet" for table in INCREMENTAL_TABLES if table != "pattern_stats"] + [
-    f"pattern_stats/{part}" for part in PARTS]
+MOVE_PATTERNS = ("move_patterns/000000.parquet", "move_patterns/000001.parquet")  # one file per build
+FILES = [f"{table}.parquet" for table in INCREMENTAL_TABLES if table not in ("pattern_stats", "move_patterns")] + [
+    f"pattern_stats/{part}" for part in PARTS] + list(MOVE_PATTERNS)
 
 
 def _entry(path: Path, **extra: str) -> dict[str, object]:
@@ -103,6 +104,19 @@ def test_a_changed_or_missing_state_run_gets_a_full_build(release: tuple[Layout,
     assert reason(layout, manifest) == expected
     shutil.rmtree(run)
     assert reason(layout, manifest) == expected
+
+
+@pytest.mark.parametrize("name", MOVE_PATTERNS)
+def test_a_changed_move_patterns_file_gets_a_full_build(release: tuple[Layout, dict], name: str) -> None:
+    layout, manifest = release
+    path = layout.release_dir(VERSION) / name
+    data = bytearray(path.read_bytes())
+    data[0] ^= 1  # the size kept: only the hash tells (an incremental build links the file into its release)
+    path.write_bytes(bytes(data))
+    assert reason(layout, manifest) == "has move_patterns files whose sha256 is not its manifest's"
+    data[0] ^= 1
+    path.write_bytes(bytes(data))
+    assert reason(layout, manifest) is None
 
 
 def test_the_first_reason_that_holds_is_given(release: tuple[Layout, dict]) -> None:

@@ -1,4 +1,6 @@
--- move_patterns suite: each check is a query returning the rows that violate it (the suite counts them).
+-- move_patterns suite, row checks: each check is a query returning the rows that violate it (the suite counts them).
+-- A full build checks every row; an incremental build the rows it adds, by putting schema `added`
+-- (steps/added_rows.sql) first on the search path: `move_patterns`, `moves` and `games` are then its own rows.
 -- $families: the release's move_patterns families (manifest config.event_families); $last_move_families: those of
 -- them anchored at the last move (d12). Which moves a family counts: docs/patterns.md#positions and #d12.
 
@@ -67,47 +69,3 @@ WHERE m.row IS NULL
 -- check: key8_colour_digit_is_the_colour
 SELECT family, game_id, move_number, colour, key8 FROM move_patterns
 WHERE left(key8, 1) IS DISTINCT FROM CASE colour WHEN 'B' THEN '1' WHEN 'W' THEN '2' END;
-
--- check: key_counts_equal_pattern_stats_chosen
--- every published key of the families: its rows are its chosen count (docs/releases.md#pattern_tail)
-WITH events AS (
-    SELECT family, 8 AS symmetry, key8 AS key, count(*) AS chosen FROM move_patterns GROUP BY ALL
-    UNION ALL
-    SELECT family, 16 AS symmetry, key16 AS key, count(*) AS chosen FROM move_patterns GROUP BY ALL
-),
-
-stats AS (
-    SELECT family, symmetry, key, chosen FROM pattern_stats
-    WHERE list_contains($families, family)
-)
-
-SELECT family, symmetry, key, events.chosen AS move_patterns_rows, stats.chosen AS pattern_stats_chosen
-FROM events RIGHT JOIN stats USING (family, symmetry, key)
-WHERE coalesce(events.chosen, 0) <> stats.chosen;
-
--- check: rows_of_unpublished_keys_equal_pattern_tail_chosen
--- the keys pattern_stats leaves out: their rows add up to pattern_tail's chosen
-WITH events AS (
-    SELECT family, 8 AS symmetry, key8 AS key, count(*) AS chosen FROM move_patterns GROUP BY ALL
-    UNION ALL
-    SELECT family, 16 AS symmetry, key16 AS key, count(*) AS chosen FROM move_patterns GROUP BY ALL
-),
-
-published AS (
-    SELECT family, symmetry, key FROM pattern_stats
-    WHERE list_contains($families, family)
-),
-
-unpublished AS (
-    SELECT family, symmetry, sum(chosen) AS chosen
-    FROM events ANTI JOIN published USING (family, symmetry, key)
-    GROUP BY ALL
-),
-
-tail AS (
-    SELECT family, symmetry, chosen FROM pattern_tail WHERE list_contains($families, family)
-)
-
-SELECT family, symmetry, unpublished.chosen AS move_patterns_rows, tail.chosen AS pattern_tail_chosen
-FROM unpublished FULL OUTER JOIN tail USING (family, symmetry)
-WHERE coalesce(unpublished.chosen, 0) <> coalesce(tail.chosen, -1);
