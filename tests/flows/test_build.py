@@ -372,8 +372,11 @@ def extended(prefect_harness: None, tmp_path_factory: pytest.TempPathFactory, ar
 
 
 def read_table(folder: Path, table: str) -> pa.Table:
-    """A table of a release folder, one file or partitioned."""
-    return pa.concat_tables(pq.read_table(path) for path in table_files(folder)[table])
+    """A table of a release folder, one file or partitioned; move_patterns, one file per build, in the order of a full
+    build's one file (each file is in that order)."""
+    rows = pa.concat_tables(pq.read_table(path) for path in table_files(folder)[table])
+    order = [("family", "ascending"), ("game_id", "ascending"), ("move_number", "ascending")]
+    return rows.sort_by(order) if table == "move_patterns" else rows
 
 
 def release(warehouse: Path) -> tuple[Path, dict]:
@@ -388,8 +391,7 @@ def test_extended_release_has_the_tables_of_the_full_build(full: Path, extended:
     (full_folder, full_manifest), (folder, manifest) = release(full), release(extended)
     assert manifest["version"] == "0002-" + full_manifest["content_hash"]
     for table in PUBLISHED:
-        if table != "move_patterns":  # one file per build: the same rows, in build order
-            assert read_table(folder, table).equals(read_table(full_folder, table)), table
+        assert read_table(folder, table).equals(read_table(full_folder, table)), table
     for fact in ("ingest", "families", "row_counts", "sources", "config", "code_version"):
         assert manifest[fact] == full_manifest[fact], fact
     tail = pq.read_table(folder / "pattern_tail.parquet").to_pylist()
@@ -403,9 +405,7 @@ def test_extended_release_has_the_tables_of_the_full_build(full: Path, extended:
     assert files(folder / "pattern_stats") == files(full_folder / "pattern_stats")
     assert manifest["ingest"]["duplicates"] >= 1 and manifest["ingest"]["files_rejected"] >= 1
     assert full_manifest["row_counts"]["pattern_stats"] > 100_000
-    # move_patterns: the first release's file, linked, and a file of the new games' rows; the rows of the full build
-    order = [("family", "ascending"), ("game_id", "ascending"), ("move_number", "ascending")]
-    assert read_table(folder, "move_patterns").sort_by(order).equals(read_table(full_folder, "move_patterns"))
+    # move_patterns: the first release's file, linked, and a file of the new games' rows
     assert sorted(path.name for path in (folder / "move_patterns").iterdir()) == ["000000.parquet", "000001.parquet"]
     assert [path.name for path in (full_folder / "move_patterns").iterdir()] == ["000000.parquet"]
     [first] = (extended / "releases").glob("0001-*/move_patterns/000000.parquet")

@@ -44,6 +44,7 @@ def _as_format_1(folder: Path) -> None:
     (folder / "move_patterns" / "000000.parquet").rename(folder / "move_patterns.parquet")  # one file up to format 2
     (folder / "move_patterns").rmdir()
     manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["files"]["move_patterns.parquet"] = manifest["files"].pop("move_patterns/000000.parquet")
     del manifest["format"], manifest["schema"]
     (folder / "manifest.json").write_text(json.dumps(manifest))
 
