@@ -280,6 +280,12 @@ def schema_gate(
     return schema, run_invariants(table, [schema]) if broken else None
 
 
+def rows_invariant(con: duckdb.DuckDBPyConnection, table: str, name: str, *, expected: int, facts: str) -> Invariant:
+    """`name`: `table` in `con` has `expected` rows, which the manifest's `facts` (shown as evidence) add up to."""
+    ((rows,),) = con.execute(f"SELECT count(*) FROM {table}").fetchall()
+    return Invariant(name, abs(rows - expected), f"{rows} rows, {facts}")
+
+
 def manifest_fact(manifest: Mapping[str, Any], *path: str) -> int:
     """An integer fact of the manifest, e.g. ``manifest_fact(m, "ingest", "games")``."""
     value: object = manifest

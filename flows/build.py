@@ -36,13 +36,7 @@ from gopat.effects.warehouse.layout import (
     read_manifest,
 )
 from gopat.effects.warehouse.lock import build_lock, discard_leftovers, fault_point
-from gopat.effects.warehouse.manifest import (
-    Ingest,
-    build_config,
-    check_inputs,
-    checked_facts,
-    release_manifest,
-)
+from gopat.effects.warehouse.manifest import Ingest, build_config, check_inputs, checked_facts, release_manifest
 from gopat.effects.warehouse.publish import publish
 from gopat.expectations.suites import SUITES
 from gopat.flows import cancel
@@ -326,8 +320,7 @@ def _build_on(
         facts, runs=runs, row_counts={t: count_rows(con, t) for t in PUBLISHED},
         expectations={table: expectations[table] for table in PUBLISHED}, timings=timings, ingest_cpu=cpu,
     )
-    staged = {"pattern_stats": patterns.published, "move_patterns": move_patterns,
-              **staged_tables(stage)}
+    staged = {"pattern_stats": patterns.published, "move_patterns": move_patterns, **staged_tables(stage)}
     with _timed(timings, "publish"):
         publish_release(plan.layout, con, version, manifest, keep, run=patterns.run, staged=staged)
     return version
