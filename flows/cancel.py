@@ -73,6 +73,48 @@ class _Watch:
 _WATCH: _Watch | None = None
 
 
+class _Unwinding(logging.Filter):
+    """Drop a log record written while the cancellation's exception is being handled (Prefect's crash report of
+    the task the signal stopped), and begin the silence there: the watchdog thread may not have run yet."""
+
+    def __init__(self, state: _Watch) -> None:
+        super().__init__()
+        self.state = state
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = sys.exc_info()[1]
+        # Prefect's SIGTERM bridge raises its TerminationSignal; the CLI imports Prefect only for a flow
+        termination = getattr(sys.modules.get("prefect.exceptions"), "TerminationSignal", None)
+        signum: int | None = None
+        if isinstance(error, Cancelled):
+            signum = error.signum
+        elif termination is not None and isinstance(error, termination):
+            signum = int(error.signal)
+        elif isinstance(error, KeyboardInterrupt):
+            signum = signal.SIGINT
+        if signum is not None:
+            self.state.begin(signum)
+        return signum is None and self.state.signum is None
+
+
+@contextlib.contextmanager
+def _quiet_handlers(state: _Watch | None) -> Iterator[None]:
+    """While the block runs, every log handler configured now drops the records of a quiet watch's unwinding."""
+    if state is None or not state.quiet:
+        yield
+        return
+    handlers = {handler for logger in [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
+                if isinstance(logger, logging.Logger) for handler in logger.handlers}
+    unwinding = _Unwinding(state)
+    for handler in handlers:
+        handler.addFilter(unwinding)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(unwinding)
+
+
 def _silence() -> None:
     """Show no log record from now on: `logging.disable`, and each logger disabled for loggers that decide
     for themselves whether they are enabled (Prefect's internal ones)."""
@@ -99,13 +141,16 @@ def watch(*, describe: Callable[[], str], raise_cancelled: bool = False, quiet: 
     With `raise_cancelled` (the CLI) the signals get a handler that raises `Cancelled` once; later signals are
     ignored, the deadline holds. `quiet`: after a signal, log records (Prefect's crash reports, its clients'
     complaints about a temporary server that Ctrl-C already stopped) are not shown, and while the block runs
-    logging's own errors are not reported (`logging.raiseExceptions`). Nested or outside the main
-    thread, this does nothing. After a signal the watchdog keeps its deadline beyond the block, over the
+    logging's own errors are not reported (`logging.raiseExceptions`); a record written while the
+    cancellation's exception is handled is dropped by every log handler configured when the watch (or a watch
+    nested in it, such as the flow's) began. Otherwise nested or outside the main thread, this does
+    nothing. After a signal the watchdog keeps its deadline beyond the block, over the
     interpreter's exit.
     """
     global _WATCH
     if _WATCH is not None or threading.current_thread() is not threading.main_thread():
-        yield
+        with _quiet_handlers(_WATCH):  # the handlers configured since the outer watch began (Prefect's)
+            yield
         return
     state = _WATCH = _Watch(describe, quiet=quiet)
     # Prefect's log shipper writes a failed send straight to stderr unless logging.raiseExceptions is off. Ctrl-C
