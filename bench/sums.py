@@ -1,13 +1,16 @@
-"""The sum of the runs of a release's complete counts, both ways: every part as an incremental build plans it, merged
-by numpy (transforms/patterns/canonical.py summed_runs, what the build does) and summed by DuckDB
-(models/pattern_counts.sql, what the build does with the extraction shards).
+"""The sum per key of a folder of pattern counts, both ways the build sums (effects/pattern_parts.py sum_part): merged
+by numpy (transforms/patterns/canonical.py summed_runs, what the build does with the runs of the complete counts) and
+summed by DuckDB's hash aggregate (models/pattern_counts.sql, what the build does with the extraction shards).
 
-Usage: .venv/bin/python bench/sums.py --warehouse W [--runs 3]
+Usage: .venv/bin/python bench/sums.py --inputs DIR [--runs 3]
 
-The runs are those of W's current release (docs/releases.md#complete-counts): a warehouse an incremental build left
-holds a base run and a delta run. Each way runs in a process of its own, one part after another as one worker
-does, alternately, --runs times; prints per run its wall and CPU seconds and peak resident memory, then the
-medians, and exits 1 unless both ways wrote the same bytes.
+DIR holds pattern counts as Parquet files, each sorted by family, symmetry and key: the folders of a release's runs
+(a warehouse's `state/<version>/` folders, docs/releases.md#complete-counts), or a build's extraction shards (its
+`staging/<content>/patterns/` folder, which the build removes when it ends: hard-link it elsewhere while the build
+sums its parts). Every Parquet file under DIR but the runs' key samples is read, cut in the parts a build cuts.
+Each way runs in a process of its own, one part after another as one worker does, alternately, --runs times;
+prints per run its wall and CPU seconds and peak resident memory, then the medians, and exits 1 unless both ways
+wrote the same bytes.
 """
 
 from __future__ import annotations
@@ -24,29 +27,31 @@ from pathlib import Path
 
 import duckdb
 
-from gopat.effects.pattern_parts import key_sample, part_files, sum_part
-from gopat.effects.warehouse.layout import Layout, count_runs, current_version, read_manifest
+from gopat.effects.pattern_parts import key_sample, sum_part
 from gopat.flows.patterns import SAMPLE_FILE
-from gopat.transforms.patterns.parts import plan_parts
+from gopat.transforms.patterns.parts import Part, plan_parts
 
 WAYS = ("numpy", "duckdb")
 
 
-def sum_all(warehouse: Path, out: Path, way: str) -> None:
-    """Sum every part of the runs of `warehouse`'s current release into `out` the given `way`; print its figures."""
-    layout = Layout(warehouse)
-    manifest = read_manifest(layout, current_version(layout) or "")
-    runs = [layout.run_dir(run["version"]) for run in count_runs(manifest)]
-    config = manifest["config"]
+def sum_all(inputs: Path, out: Path, way: str) -> None:
+    """Sum every part of the pattern counts under `inputs` into `out` the given `way`; print its figures."""
+    files = sorted(path for path in inputs.rglob("*.parquet") if path.name != SAMPLE_FILE)
     with duckdb.connect() as con:
-        parts = plan_parts(key_sample(con, [run / SAMPLE_FILE for run in runs]), families=config["families"])
+        sample = key_sample(con, files)
+    parts = plan_parts(sample, families=sorted(set(sample["family"].to_pylist())))
     start, cpu = time.perf_counter(), time.process_time()
     for part in parts:
-        sum_part(part, [path for run in runs for path in part_files(run, part)], runs=way == "numpy",
-                 run=out / "run" / part.file, published=out / "published" / part.file,
-                 min_occurrence=config["min_occurrence"][part.family])
+        sum_part(part, _inputs(files, part), runs=way == "numpy", run=out / part.file, published=None, min_occurrence=1)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(f"{time.perf_counter() - start:.1f} {time.process_time() - cpu:.1f} {peak}", flush=True)
+
+
+def _inputs(files: list[Path], part: Part) -> list[Path]:
+    """The files a build gives `part`: every shard, or a run's files of its family and symmetry (a run's files are
+    ``<family>/<symmetry>/<part>.parquet``)."""
+    return [path for path in files
+            if not path.parent.name.isdigit() or path.parent.match(f"{part.family}/{part.symmetry:02d}")]
 
 
 def digest(folder: Path) -> str:
@@ -59,20 +64,20 @@ def digest(folder: Path) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="bench/sums.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--warehouse", type=Path, required=True)
+    parser.add_argument("--inputs", type=Path, required=True)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--way", choices=WAYS, help=argparse.SUPPRESS)  # one way, in the child process
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.way:
-        sum_all(args.warehouse, args.out, args.way)
+        sum_all(args.inputs, args.out, args.way)
         return 0
     figures: dict[str, list[tuple[float, float, int]]] = {way: [] for way in WAYS}
     digests = set()
     for run in range(1, args.runs + 1):
         for way in WAYS:
             with tempfile.TemporaryDirectory(prefix="gopat-sums-") as out:
-                done = subprocess.run([sys.executable, __file__, "--warehouse", str(args.warehouse), "--way", way,
+                done = subprocess.run([sys.executable, __file__, "--inputs", str(args.inputs), "--way", way,
                                        "--out", out], capture_output=True, text=True, check=True)
                 wall, cpu, peak = done.stdout.split()
                 figures[way].append((float(wall), float(cpu), int(peak)))
