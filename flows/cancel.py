@@ -141,11 +141,11 @@ def watch(*, describe: Callable[[], str], raise_cancelled: bool = False, quiet: 
     With `raise_cancelled` (the CLI) the signals get a handler that raises `Cancelled` once; later signals are
     ignored, the deadline holds. `quiet`: after a signal, log records (Prefect's crash reports, its clients'
     complaints about a temporary server that Ctrl-C already stopped) are not shown, and while the block runs
-    logging's own errors are not reported (`logging.raiseExceptions`); a record written while the
-    cancellation's exception is handled is dropped by every log handler configured when the watch (or a watch
-    nested in it, such as the flow's) began. Otherwise nested or outside the main thread, this does
-    nothing. After a signal the watchdog keeps its deadline beyond the block, over the
-    interpreter's exit.
+    logging's own errors are not reported (`logging.raiseExceptions`). A watch nested in another (the flow's, under
+    the CLI's) or outside the main thread does one thing only, and only under a quiet watch: while its block
+    runs, every log handler configured when it began (Prefect's, by then) drops a record written while the
+    cancellation's exception is handled. After a signal the watchdog keeps its deadline beyond the block, over
+    the interpreter's exit.
     """
     global _WATCH
     if _WATCH is not None or threading.current_thread() is not threading.main_thread():
