@@ -4,13 +4,13 @@ summed by DuckDB's hash aggregate (models/pattern_counts.sql, what the build doe
 
 Usage: .venv/bin/python bench/sums.py --inputs DIR [--runs 3]
 
-DIR holds pattern counts as Parquet files, each sorted by family, symmetry and key: the folders of a release's runs
-(a warehouse's `state/<version>/` folders, docs/releases.md#complete-counts), or a build's extraction shards (its
-`staging/<content>/patterns/` folder, which the build removes when it ends: hard-link it elsewhere while the build
-sums its parts). Every Parquet file under DIR but the runs' key samples is read, cut in the parts a build cuts.
-Each way runs in a process of its own, one part after another as one worker does, alternately, --runs times;
-prints per run its wall and CPU seconds and peak resident memory, then the medians, and exits 1 unless both ways
-wrote the same bytes.
+DIR holds pattern counts as Parquet files, each sorted by family, symmetry and key: a run of the complete counts (a
+warehouse's `state/<version>/` folder, docs/releases.md#complete-counts; a folder of such folders sums them all), or
+a build's extraction shards (its `staging/<content>/patterns/` folder, which the build removes when it ends:
+hard-link it elsewhere while the build sums its parts). Every Parquet file under DIR but the runs' key samples
+is read, cut in the parts a build cuts. Each way runs in a process of its own, one part after another as one worker
+does, alternately, --runs times; prints per run its wall and CPU seconds and peak resident memory, then the
+medians, and exits 1 unless both ways wrote the same bytes.
 """
 
 from __future__ import annotations
