@@ -69,6 +69,8 @@ def main() -> int:
     parser.add_argument("--way", choices=WAYS, help=argparse.SUPPRESS)  # one way, in the child process
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if not any(path.name != SAMPLE_FILE for path in args.inputs.rglob("*.parquet")):
+        parser.error(f"{args.inputs}: no Parquet files of pattern counts")
     if args.way:
         sum_all(args.inputs, args.out, args.way)
         return 0
