@@ -22,6 +22,9 @@ PATTERN_STATS_PARQUET: dict[str, Any] = {
     "compression": "zstd", "use_dictionary": ["family", "symmetry", "orbit_size", "result"],
     "column_encoding": {"key": "DELTA_BYTE_ARRAY"},
 }
+# pattern counts (extraction shards, runs of the complete counts): dictionaries for the repetitive columns only; the
+# sorted, mostly distinct int64 keys and the counts are smaller and quicker to write as plain zstd pages
+COUNTS_PARQUET: dict[str, Any] = {"compression": "zstd", "use_dictionary": ["family", "symmetry", "orbit_size"]}
 
 
 def write_parquet(

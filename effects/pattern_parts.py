@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
-from gopat.effects.parquet import PATTERN_STATS_PARQUET, PATTERN_STATS_SCHEMA, write_parquet
+from gopat.effects.parquet import COUNTS_PARQUET, PATTERN_STATS_PARQUET, PATTERN_STATS_SCHEMA, write_parquet
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, key_texts, summed_runs
 from gopat.transforms.patterns.parts import SAMPLE_MODULUS, Part
@@ -57,7 +57,7 @@ def sum_part(
     else:
         counts = _summed(part, inputs)
     if run is not None:
-        write_parquet(run, [counts], schema=PATTERN_COUNTS_SCHEMA)
+        write_parquet(run, [counts], schema=PATTERN_COUNTS_SCHEMA, **COUNTS_PARQUET)
     if published is None:
         return LeftOut(0, 0, 0)
     kept = counts.filter(pc.greater_equal(counts["occurrence"], min_occurrence))

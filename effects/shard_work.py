@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gopat.effects.parquet import write_parquet
+from gopat.effects.parquet import COUNTS_PARQUET, write_parquet
 from gopat.transforms.games.members import Member
 from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.games.records import ingest_members
@@ -81,7 +81,8 @@ def extract_range(
     returns the chosen events per family."""
     game_ids, games = read_games(staged, first, last)
     shard = extract_shard(games, families, game_ids=game_ids, event_families=event_families)
-    write_parquet(counts, [shard.counts], schema=shard.counts.schema, row_group_rows=COUNTS_ROW_GROUP_ROWS)
+    write_parquet(counts, [shard.counts], schema=shard.counts.schema, row_group_rows=COUNTS_ROW_GROUP_ROWS,
+                  **COUNTS_PARQUET)
     write_parquet(events, shard.events, schema=EVENTS_SCHEMA)
     return shard.chosen
 

@@ -90,25 +90,45 @@ def summed_per_key(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Rows of counts summed per key, in key order: (key, orbit_size, occurrence, chosen, result).
 
-    occurrence and chosen are summed (exact int64, a sort and `reduceat`, no hashing), result OR-ed
-    (None: no result), orbit_size taken from a key's first row (every row of a key has the same).
+    occurrence and chosen are summed (exact int64, a sort and one pass in key order, no hashing), result
+    OR-ed (None: no result), orbit_size taken from a key's first row (every row of a key has the same).
     `merge`: the rows are sorted runs laid end to end, which a stable sort merges (numpy's timsort
     finds the runs), so summing a few runs costs little more than reading them.
     """
     order = np.argsort(keys, kind="stable" if merge else None)
-    firsts, starts = _firsts(keys[order])
-
-    def summed(values: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
-        return ufunc.reduceat(values[order], starts) if len(starts) else values[:0]
-
-    return (firsts, orbit_size[order][starts], summed(occurrence, np.add), summed(chosen, np.add),
-            None if result is None else summed(result, np.bitwise_or))
+    masks = np.zeros(0, dtype=np.int64) if result is None else result
+    firsts, orbit, occurrences, chosens, results = _summed_in_order(keys, order, orbit_size, occurrence, chosen, masks)
+    return firsts, orbit, occurrences, chosens, None if result is None else results
 
 
-def _firsts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of sorted `keys` and the index of the first of each."""
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, dtype=np.int64)
-    return keys[starts], starts
+@kernel(cache=True)
+def _summed_in_order(
+    keys: np.ndarray, order: np.ndarray, orbit_size: np.ndarray, occurrence: np.ndarray, chosen: np.ndarray,
+    result: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """summed_per_key's pass over the rows in `order` (keys ascending); `result` empty: no result (zeros back)."""
+    distinct = 0
+    for i in range(order.shape[0]):
+        if i == 0 or keys[order[i]] != keys[order[i - 1]]:
+            distinct += 1
+    firsts = np.empty(distinct, dtype=np.int64)
+    orbit = np.empty(distinct, dtype=orbit_size.dtype)
+    occurrences = np.zeros(distinct, dtype=np.int64)
+    chosens = np.zeros(distinct, dtype=np.int64)
+    results = np.zeros(distinct, dtype=np.int64)
+    with_result = result.shape[0] > 0
+    j = -1
+    for i in range(order.shape[0]):
+        row = order[i]
+        if j < 0 or keys[row] != firsts[j]:
+            j += 1
+            firsts[j] = keys[row]
+            orbit[j] = orbit_size[row]
+        occurrences[j] += occurrence[row]
+        chosens[j] += chosen[row]
+        if with_result:
+            results[j] |= result[row]
+    return firsts, orbit, occurrences, chosens, results
 
 
 def canonical_shard(raw: pl.DataFrame, *, symmetries: tuple[int, ...] = SYMMETRIES) -> pl.DataFrame:
