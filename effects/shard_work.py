@@ -24,6 +24,7 @@ from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.games.records import ingest_members
 from gopat.transforms.patterns.canonical import CANONICAL_SCHEMA, EVENTS_SCHEMA, canonical_events, canonical_shard
 from gopat.transforms.patterns.extract import extract
+from gopat.transforms.patterns.families import replay_groups
 from gopat.transforms.patterns.symmetry import SYMMETRIES
 
 INGESTED_TABLES = ("games", "moves", "setups", "rejects")  # an ingest shard's files, one folder each
@@ -139,16 +140,20 @@ def extract_shard(
     (games named by `game_ids`, in shard order), sorted by family, game and move; and the number of chosen events
     per family (the manifest's check on the summed table).
 
-    Families are extracted one at a time, so a worker holds the raw counts of one family at most
-    (sq5 alone needs about 2 GB for 1,000 games; all five families together twice that).
+    One replay keys each group of families.replay_groups, so a worker holds the raw counts of one group at most;
+    the counts come in the order of `families`.
     """
-    frames, events, chosen = [], {}, {}
-    for family in families:
-        extracted = extract(games, families=(family,))
-        frames.append(canonical_shard(extracted.counts, symmetries=SYMMETRIES))
-        if family in event_families:
-            events[family] = canonical_events(extracted.events, game_ids=game_ids)
+    frames, events, chosen = {}, {}, {}
+    for group in replay_groups(families):
+        extracted = extract(games, families=group)
+        alone = len(group) == 1  # the group's rows are its family's
+        for family in group:
+            raw = extracted.counts if alone else extracted.counts.filter(pl.col("family") == family)
+            frames[family] = canonical_shard(raw, symmetries=SYMMETRIES)
+            if family in event_families:
+                rows = extracted.events if alone else extracted.events.filter(pl.col("family") == family)
+                events[family] = canonical_events(rows, game_ids=game_ids)
         chosen.update(extracted.chosen_events)
         del extracted
-    counts = pl.concat(frames) if frames else pl.DataFrame(schema=CANONICAL_SCHEMA)
+    counts = pl.concat([frames[family] for family in families]) if frames else pl.DataFrame(schema=CANONICAL_SCHEMA)
     return ShardRows(counts.to_arrow(), [events[family] for family in sorted(events)], chosen)

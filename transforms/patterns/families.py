@@ -126,6 +126,16 @@ COMPLETE_FAMILIES: tuple[str, ...] = ("d12", "sq3", "dia13")
 DEFAULT_MIN_OCCURRENCE: dict[str, int] = {name: 2 for name in ("sq5", "blk4", *PREDICTION_FAMILIES)}
 
 
+def replay_groups(names: Sequence[str]) -> list[tuple[str, ...]]:
+    """The families `names` in the groups that one replay of a game keys together: each family whose distinct keys
+    grow with the games has a replay and a hash table of its own, in the order of `names` (one table for two such
+    families costs every key more cache misses than the replay it saves); the families of COMPLETE_FAMILIES, whose
+    keys are few, share the last replay."""
+    shared = tuple(name for name in names if name in COMPLETE_FAMILIES)
+    groups: list[tuple[str, ...]] = [(name,) for name in names if name not in COMPLETE_FAMILIES]
+    return [*groups, shared] if shared else groups
+
+
 def check_families(names: Sequence[str]) -> tuple[str, ...]:
     """`names` if every one is a registered pattern family, else ValueError naming the unknown ones."""
     unknown = sorted(set(names) - set(FAMILIES))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gopat.transforms.patterns.families import DEFAULT_FAMILIES, FAMILIES
+from gopat.transforms.patterns.families import DEFAULT_FAMILIES, FAMILIES, replay_groups
 from gopat.transforms.patterns.keys import parse_key
 
 
@@ -27,3 +27,15 @@ def test_group_of_8_is_in_the_group_of_16(family):
     group8, group16 = FAMILIES[family].group(8), FAMILIES[family].group(16)
     assert set(group8.elements) < set(group16.elements)
     assert FAMILIES[family].group(8) is group8  # built once (square_group is cached)
+
+
+
+@pytest.mark.parametrize(("names", "groups"), [
+    (DEFAULT_FAMILIES, [("sq5",), ("blk4",), ("d12", "sq3", "dia13")]),
+    (("blk4", "sq3"), [("blk4",), ("sq3",)]),
+    (("sq5", "lib5"), [("sq5",), ("lib5",)]),
+    (("dia13", "d12"), [("dia13", "d12")]),
+    ((), []),
+])
+def test_replay_groups_key_the_complete_families_together(names, groups):
+    assert replay_groups(names) == groups
