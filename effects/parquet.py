@@ -4,8 +4,10 @@ effects/pattern_parts.py), and a build's move_patterns file, written in row grou
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,17 +35,27 @@ def write_parquet(
     """Write `tables` of `schema`, each in row groups of at most `row_group_rows` rows, to Parquet file `path` by a
     temporary file beside it, renamed: the file is whole or absent. `options` are pyarrow's ParquetWriter's
     (default: zstd). Returns `path`."""
+    with parquet_file(path, schema=schema, row_group_rows=row_group_rows, **options) as write:
+        for table in tables:
+            write(table)
+    return path
+
+
+@contextlib.contextmanager
+def parquet_file(
+    path: Path, *, schema: pa.Schema, row_group_rows: int = ROW_GROUP_ROWS, **options: Any
+) -> Iterator[Callable[[pa.Table], None]]:
+    """A function that writes a table of `schema` to Parquet file `path`, in row groups of at most `row_group_rows`
+    rows, while in the block (write_parquet's file: whole at the block's end, or absent if the block raises)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         with pq.ParquetWriter(tmp, schema, **{"compression": "zstd", **options}) as writer:
-            for table in tables:
-                writer.write_table(table, row_group_size=row_group_rows)
+            yield functools.partial(writer.write_table, row_group_size=row_group_rows)
         tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return path
 
 
 def write_move_patterns(out: Path, families: Iterable[tuple[str, pa.Table]]) -> Path:

@@ -8,7 +8,7 @@ pattern counts and move_patterns rows. Workers and the flow share the stage by p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -18,18 +18,23 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gopat.effects.parquet import COUNTS_PARQUET, write_parquet
+from gopat.effects.parquet import COUNTS_PARQUET, parquet_file, write_parquet
 from gopat.transforms.games.members import Member
 from gopat.transforms.games.packed import GameMoves
 from gopat.transforms.games.records import ingest_members
-from gopat.transforms.patterns.canonical import CANONICAL_SCHEMA, EVENTS_SCHEMA, canonical_events, canonical_shard
+from gopat.transforms.patterns.canonical import (
+    EVENTS_SCHEMA,
+    PATTERN_COUNTS_SCHEMA,
+    canonical_events,
+    canonical_shard,
+)
 from gopat.transforms.patterns.extract import extract
 from gopat.transforms.patterns.families import replay_groups
 from gopat.transforms.patterns.symmetry import SYMMETRIES
 
 INGESTED_TABLES = ("games", "moves", "setups", "rejects")  # an ingest shard's files, one folder each
-# Row groups of an extraction shard's counts (sorted by family, symmetry and key): a part reads only those that can
-# hold its key range (docs/releases.md#parts).
+# Row groups of an extraction shard's counts (a family after another, each sorted by symmetry and key, its last row
+# group ending with it): a part reads only those that can hold its key range (docs/releases.md#parts).
 COUNTS_ROW_GROUP_ROWS = 122_880
 
 
@@ -78,14 +83,20 @@ def extract_range(
     event_families: Sequence[str], counts: Path, events: Path,
 ) -> dict[str, int]:
     """Extract the staged games from `first` to `last` (game_ids, both included; None: no game) and write their
-    pattern counts to `counts` and their move_patterns rows to `events`, a row group a family (extract_shard);
-    returns the chosen events per family."""
+    pattern counts to `counts`, a family after another as extract_shard makes them, and their move_patterns rows to
+    `events`, a row group a family in family order; returns the chosen events per family."""
     game_ids, games = read_games(staged, first, last)
-    shard = extract_shard(games, families, game_ids=game_ids, event_families=event_families)
-    write_parquet(counts, [shard.counts], schema=shard.counts.schema, row_group_rows=COUNTS_ROW_GROUP_ROWS,
-                  **COUNTS_PARQUET)
-    write_parquet(events, shard.events, schema=EVENTS_SCHEMA)
-    return shard.chosen
+    chosen: dict[str, int] = {}
+    chosen_rows: dict[str, pa.Table] = {}
+    with parquet_file(counts, schema=PATTERN_COUNTS_SCHEMA, row_group_rows=COUNTS_ROW_GROUP_ROWS,
+                      **COUNTS_PARQUET) as write:
+        for rows in extract_shard(games, families, game_ids=game_ids, event_families=event_families):
+            write(rows.counts)
+            chosen[rows.family] = rows.chosen
+            if rows.events is not None:
+                chosen_rows[rows.family] = rows.events
+    write_parquet(events, [chosen_rows[family] for family in sorted(chosen_rows)], schema=EVENTS_SCHEMA)
+    return chosen
 
 
 def read_games(staged: StagedGames, first: str | None, last: str | None) -> tuple[list[str], list[GameMoves]]:
@@ -124,36 +135,38 @@ def _stones(path: Path, ids: list[str], between: list[tuple[str, str, str]]) -> 
     return dict(zip(per_game["game_id"].to_list(), split, strict=True))
 
 
-class ShardRows(NamedTuple):
-    """What extraction makes of a shard of games (extract_shard)."""
+class FamilyRows(NamedTuple):
+    """What extraction makes of a shard of games for one family (extract_shard)."""
 
-    counts: pa.Table  # pattern counts, canonical under both groups (CANONICAL_SCHEMA)
-    events: list[pa.Table]  # move_patterns rows (EVENTS_SCHEMA), a table a family, in family order
-    chosen: dict[str, int]  # chosen events per family
+    family: str
+    counts: pa.Table  # pattern counts, canonical under both groups (PATTERN_COUNTS_SCHEMA)
+    events: pa.Table | None  # move_patterns rows (EVENTS_SCHEMA) of an event family, in game and move order
+    chosen: int  # chosen events
 
 
 def extract_shard(
     games: list[GameMoves], families: tuple[str, ...], *, game_ids: Sequence[str] = (),
     event_families: Sequence[str] = (),
-) -> ShardRows:
-    """The pattern counts of a shard of games and its `move_patterns` rows: the chosen events of `event_families`
-    (games named by `game_ids`, in shard order), sorted by family, game and move; and the number of chosen events
-    per family (the manifest's check on the summed table).
+) -> Iterator[FamilyRows]:
+    """The rows of each of `families` for a shard of games, one family after another: its pattern counts, the chosen
+    events of `event_families` as `move_patterns` rows (games named by `game_ids`, in shard order) and its number of
+    chosen events (the manifest's check on the summed table).
 
-    One replay keys each group of families.replay_groups, so a worker holds the raw counts of one group at most;
-    the counts come in the order of `families`.
+    One replay keys each group of families.replay_groups, in their order; a family's rows are made from its group's
+    raw counts, which are dropped before the next group's replay, so a caller that writes each family's rows before
+    taking the next holds one group's rows at most.
     """
-    frames, events, chosen = {}, {}, {}
     for group in replay_groups(families):
         extracted = extract(games, families=group)
         alone = len(group) == 1  # the group's rows are its family's
         for family in group:
             raw = extracted.counts if alone else extracted.counts.filter(pl.col("family") == family)
-            frames[family] = canonical_shard(raw, symmetries=SYMMETRIES)
-            if family in event_families:
-                rows = extracted.events if alone else extracted.events.filter(pl.col("family") == family)
-                events[family] = canonical_events(rows, game_ids=game_ids)
-        chosen.update(extracted.chosen_events)
+            counts = canonical_shard(raw, symmetries=SYMMETRIES).to_arrow()
+            rows = extracted.events if alone else extracted.events.filter(pl.col("family") == family)
+            yield FamilyRows(
+                family, counts.select(PATTERN_COUNTS_SCHEMA.names).cast(PATTERN_COUNTS_SCHEMA),
+                canonical_events(rows, game_ids=game_ids) if family in event_families else None,
+                extracted.chosen_events[family],
+            )
+            del raw, counts, rows
         del extracted
-    counts = pl.concat([frames[family] for family in families]) if frames else pl.DataFrame(schema=CANONICAL_SCHEMA)
-    return ShardRows(counts.to_arrow(), [events[family] for family in sorted(events)], chosen)

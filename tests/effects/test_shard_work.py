@@ -13,7 +13,7 @@ import polars as pl
 from gopat.effects.shard_work import INGESTED_TABLES, StagedGames, extract_shard, ingest_shard, read_games
 from gopat.transforms.games.archives import iter_members
 from gopat.transforms.games.records import ingest_members
-from gopat.transforms.patterns.canonical import canonical_events, canonical_shard
+from gopat.transforms.patterns.canonical import PATTERN_COUNTS_SCHEMA, canonical_events, canonical_shard
 from gopat.transforms.patterns.extract import extract
 
 SHA = "0" * 64
@@ -65,17 +65,18 @@ def test_the_games_read_back_are_the_games_replayed(tiny_archive: Path, tmp_path
 
 
 def test_an_extraction_shard_is_each_family_extracted_alone(tiny_archive: Path) -> None:
-    """Families that share a replay (families.replay_groups) give the rows each gives alone, in the order asked."""
+    """Families that share a replay (families.replay_groups) give the rows each gives alone, a family at a time."""
     members = [(m.name, m.data) for m in islice(iter_members(tiny_archive), 12)] + HAND_WRITTEN
     replays = ingest_members(members, source="tiny", source_sha256=SHA).replays
     ids = sorted(replays)
     games = [replays[game_id] for game_id in ids]
     families = ("sq3", "sq5", "d12", "blk4", "dia13")
-    shard = extract_shard(games, families, game_ids=ids, event_families=("dia13", "d12"))
-    alone = {family: extract(games, families=(family,)) for family in families}
-    expected = pl.concat([canonical_shard(alone[family].counts) for family in families])
-    assert pl.from_arrow(shard.counts).equals(expected)
-    assert shard.counts["family"].unique().to_pylist() == list(families)
-    assert [rows.to_pylist() for rows in shard.events] == [
-        canonical_events(alone[family].events, game_ids=ids).to_pylist() for family in ("d12", "dia13")]
-    assert shard.chosen == {family: alone[family].chosen_events[family] for family in families}
+    rows = list(extract_shard(games, families, game_ids=ids, event_families=("dia13", "d12")))
+    assert [family.family for family in rows] == ["sq5", "blk4", "sq3", "d12", "dia13"]
+    for family in rows:
+        alone = extract(games, families=(family.family,))
+        assert pl.from_arrow(family.counts).equals(canonical_shard(alone.counts).select(PATTERN_COUNTS_SCHEMA.names))
+        assert family.counts.schema == PATTERN_COUNTS_SCHEMA
+        events = canonical_events(alone.events, game_ids=ids) if family.family in ("dia13", "d12") else None
+        assert family.events == events
+        assert family.chosen == alone.chosen_events[family.family]

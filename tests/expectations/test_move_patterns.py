@@ -13,13 +13,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from gopat.effects.shard_work import extract_shard
 from gopat.expectations import move_patterns
 from gopat.transforms.analytics.loader import sql_text
 from gopat.transforms.games.archives import iter_members
 from gopat.transforms.games.records import ingest_members
 from gopat.transforms.patterns.canonical import key_strings
 from gopat.transforms.patterns.families import FAMILIES
+from tests.effects.shards import shard_rows
 
 FAMILIES_PUBLISHED = ("d12", "dia13", "sq3")
 # docs/patterns.md#d12: White's reply next to Black's first move is a d12 event; the move after a pass is not, and
@@ -41,7 +41,7 @@ def folder(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     members = [(m.name, m.data) for m in islice(iter_members(tiny_archive), 8)] + [("hand.sgf", HAND_WRITTEN)]
     shard = ingest_members(members, source="tiny", source_sha256="0" * 64)
     ids = sorted(shard.replays)
-    counts, events, _ = extract_shard([shard.replays[i] for i in ids], FAMILIES_PUBLISHED, game_ids=ids,
+    counts, events, _ = shard_rows([shard.replays[i] for i in ids], FAMILIES_PUBLISHED, game_ids=ids,
                                       event_families=FAMILIES_PUBLISHED)
     stats = pl.DataFrame(pl.from_arrow(counts))
     texts = np.concatenate([key_strings(part["key"].to_numpy(), FAMILIES[family].layout.n_digits)
@@ -53,7 +53,7 @@ def folder(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     shard.moves.write_parquet(out / "moves.parquet")
     pq.write_table(pa.concat_tables(events), out / "move_patterns.parquet")
     added = ids[-3:]  # an incremental build's games: their counts as its new run holds them (int64 keys)
-    added_counts, _, _ = extract_shard([shard.replays[i] for i in added], FAMILIES_PUBLISHED, game_ids=added,
+    added_counts, _, _ = shard_rows([shard.replays[i] for i in added], FAMILIES_PUBLISHED, game_ids=added,
                                        event_families=FAMILIES_PUBLISHED)
     pq.write_table(added_counts, out / "pattern_counts_new.parquet")
     pl.DataFrame({"game_id": added}).write_parquet(out / "extract_games.parquet")

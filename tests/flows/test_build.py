@@ -23,7 +23,6 @@ from gopat.cli.main import main
 from gopat.effects import pattern_parts
 from gopat.effects.parquet import write_parquet
 from gopat.effects.pattern_parts import key_sample, write_sample
-from gopat.effects.shard_work import extract_shard
 from gopat.effects.warehouse.files import tree_digest, tree_files
 from gopat.effects.warehouse.layout import Layout, current_version, read_manifest, table_files, versions
 from gopat.flows import patterns as pattern_tasks
@@ -35,6 +34,7 @@ from gopat.transforms.patterns import parts as part_plan
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES
 from gopat.transforms.patterns.families import DEFAULT_FAMILIES as ALL_FAMILIES
 from gopat.transforms.patterns.parts import Part
+from tests.effects.shards import shard_rows
 from tests.effects.warehouse.releases import catalog_views, publish_tables, sha256
 from tests.expectations.tails import left_out
 from tests.flows.archives import tiny_members, write_archive
@@ -191,7 +191,7 @@ def write_shards(stage: Path, folder: Path, *, games_per_shard: int) -> None:
     members = [(m.name, m.data) for m in islice(iter_members(stage / "tiny.tar.gz"), 60)]
     games = list(ingest_members(members, source="tiny", source_sha256="0" * 64).replays.values())
     for i in range(0, len(games), games_per_shard):
-        counts = extract_shard(games[i : i + games_per_shard], DEFAULT_FAMILIES).counts
+        counts, _, _ = shard_rows(games[i : i + games_per_shard], DEFAULT_FAMILIES)
         write_parquet(folder / f"shard-{i // games_per_shard:05d}.parquet", [counts], schema=counts.schema)
 
 

@@ -14,11 +14,11 @@ import pytest
 
 from gopat.effects import parquet
 from gopat.effects.parquet import write_parquet
-from gopat.effects.shard_work import extract_shard
 from gopat.flows import patterns as pattern_tasks
 from gopat.transforms.games.archives import iter_members
 from gopat.transforms.games.records import ingest_members
 from gopat.transforms.patterns.canonical import EVENTS_SCHEMA
+from tests.effects.shards import shard_rows
 
 EVENT_FAMILIES = ("d12", "sq3")
 SHARDS = 3
@@ -33,7 +33,7 @@ def events(tiny_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     folder = tmp_path_factory.mktemp("events")
     for i in range(SHARDS):
         batch = ids[i * len(ids) // SHARDS : (i + 1) * len(ids) // SHARDS]
-        _, rows, _ = extract_shard([replays[g] for g in batch], ("sq3", "d12"), game_ids=batch,
+        _, rows, _ = shard_rows([replays[g] for g in batch], ("sq3", "d12"), game_ids=batch,
                                    event_families=EVENT_FAMILIES)
         write_parquet(folder / f"shard-{i:05d}.parquet", rows, schema=EVENTS_SCHEMA)
     return folder

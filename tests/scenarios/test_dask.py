@@ -19,11 +19,11 @@ import polars as pl
 import pytest
 from distributed import Client
 
-from gopat.effects.shard_work import extract_shard
 from gopat.effects.warehouse.layout import Layout, Manifest, current_version, manifest_tables, read_manifest
 from gopat.flows.shards import CONNECT_SECONDS, build_runner
 from gopat.transforms.games.archives import Limits, MemberReject, iter_members
 from gopat.transforms.games.records import ingest_members
+from tests.effects.shards import shard_rows
 from tests.scenarios.builds import GOPAT, parquet_checksums
 from tests.scenarios.services import BIN, free_port, stop, wait_for
 
@@ -190,9 +190,9 @@ def test_temporary_local_dask_cluster_gives_the_same_shard_rows_as_a_direct_call
     games = list(ingest_members(members[:30], source="tiny", source_sha256="0" * 64).replays.values())
     halves = [games[:15], games[15:]]
     options = [{"game_ids": [f"game {i}" for i in range(len(half))], "event_families": ("d12",)} for half in halves]
-    expected = [extract_shard(half, FAMILIES, **option) for half, option in zip(halves, options, strict=True)]
+    expected = [shard_rows(half, FAMILIES, **option) for half, option in zip(halves, options, strict=True)]
     with build_runner(workers=2, runner="dask") as runner, runner.phase() as pool:
-        results = list(pool.results(functools.partial(extract_shard, half, FAMILIES, **option)
+        results = list(pool.results(functools.partial(shard_rows, half, FAMILIES, **option)
                                     for half, option in zip(halves, options, strict=True)))
     assert pool.slots == 2 and results == expected
     merged = pl.concat([pl.DataFrame(pl.from_arrow(counts)) for counts, _, _ in results])
